@@ -1,0 +1,137 @@
+//! The batch driver: turns a per-contact [`ContactModel`] into the batch
+//! ABI call, catching panics so that none crosses the boundary.
+
+use std::cell::Cell;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use abi_stable::std_types::{RErr, ROk, RResult, RSlice, RSliceMut, RString};
+
+use crate::{BatchContext, BatchError, ContactInput, ContactOutput};
+
+/// A contact model written as a per-contact kernel.
+///
+/// The sdk generates the batch loop around [`ContactModel::force_displacement`];
+/// a panic inside the kernel becomes a [`BatchError`] naming the contact.
+pub trait ContactModel: Sized {
+    /// The model's declaration (name, properties, state slots, rules).
+    fn descriptor() -> crate::ModelDescriptor;
+
+    /// Builds the model for one property set; `props` follows the order of
+    /// the descriptor's properties and has been range-checked by the engine.
+    fn from_props(props: &[f64]) -> Self;
+
+    /// Updates `state` (this contact's slots) and writes `out` for one
+    /// contact and one timestep of length `dt`.
+    fn force_displacement(
+        &self,
+        dt: f64,
+        input: &ContactInput,
+        state: &mut [f64],
+        out: &mut ContactOutput,
+    );
+
+    /// Merges the state `from` into `to` when the descriptor's propagation
+    /// rule is `Custom`. The default copies.
+    fn propagate(&self, from: &[f64], to: &mut [f64]) {
+        to.copy_from_slice(from);
+    }
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        format!("panicked: {s}")
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        format!("panicked: {s}")
+    } else {
+        "panicked".to_string()
+    }
+}
+
+fn check_lengths(
+    ctx: &BatchContext<'_>,
+    n_inputs: usize,
+    n_state: usize,
+    n_outputs: usize,
+) -> Result<(), String> {
+    let per_contact = ctx.n_state as usize;
+    let per_set = ctx.n_props as usize;
+    if per_set > 0 && ctx.props.len() % per_set != 0 {
+        return Err(format!(
+            "{} property values do not form sets of {per_set}",
+            ctx.props.len()
+        ));
+    }
+    if n_outputs != n_inputs || n_state != n_inputs * per_contact {
+        return Err(format!(
+            "batch slices disagree: {n_inputs} inputs, {n_outputs} outputs, {n_state} state values"
+        ));
+    }
+    Ok(())
+}
+
+/// The batch ABI entry point for model `M` (see [`crate::BatchFn`]).
+pub extern "C" fn run_batch<M: ContactModel>(
+    ctx: &BatchContext<'_>,
+    inputs: RSlice<'_, ContactInput>,
+    mut state: RSliceMut<'_, f64>,
+    mut outputs: RSliceMut<'_, ContactOutput>,
+) -> RResult<(), BatchError> {
+    let current = Cell::new(0usize);
+    let result = catch_unwind(AssertUnwindSafe(|| -> Result<(), String> {
+        // The engine takes both lengths from this model's descriptor when
+        // it loads the plugin; only the slices are checked here.
+        let n_props = ctx.n_props as usize;
+        let n_state = ctx.n_state as usize;
+        check_lengths(ctx, inputs.len(), state.len(), outputs.len())?;
+        let n_sets = if n_props == 0 { 1 } else { ctx.props.len() / n_props };
+        let models: Vec<M> = (0..n_sets)
+            .map(|k| M::from_props(&ctx.props[k * n_props..(k + 1) * n_props]))
+            .collect();
+        let state = state.as_mut_slice();
+        let outputs = outputs.as_mut_slice();
+        for (i, input) in inputs.iter().enumerate() {
+            current.set(i);
+            let model = models.get(input.prop_set as usize).ok_or_else(|| {
+                format!("property set {} out of range ({n_sets} sets)", input.prop_set)
+            })?;
+            let slots = &mut state[i * n_state..(i + 1) * n_state];
+            model.force_displacement(ctx.dt, input, slots, &mut outputs[i]);
+        }
+        Ok(())
+    }));
+    match result {
+        Ok(Ok(())) => ROk(()),
+        Ok(Err(message)) => RErr(BatchError {
+            index: current.get() as u64,
+            message: RString::from(message),
+        }),
+        Err(payload) => RErr(BatchError {
+            index: current.get() as u64,
+            message: RString::from(panic_message(payload.as_ref())),
+        }),
+    }
+}
+
+/// The propagation ABI entry point for model `M` (see [`crate::PropagateFn`]).
+pub extern "C" fn run_propagate<M: ContactModel>(
+    props: RSlice<'_, f64>,
+    from: RSlice<'_, f64>,
+    mut to: RSliceMut<'_, f64>,
+) -> RResult<(), RString> {
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        if from.len() != to.len() {
+            return Err(format!(
+                "propagation between state blocks of {} and {} slots",
+                from.len(),
+                to.len()
+            ));
+        }
+        M::from_props(props.as_slice()).propagate(from.as_slice(), to.as_mut_slice());
+        Ok(())
+    }));
+    match result {
+        Ok(Ok(())) => ROk(()),
+        Ok(Err(m)) => RErr(RString::from(m)),
+        Err(payload) => RErr(RString::from(panic_message(payload.as_ref()))),
+    }
+}

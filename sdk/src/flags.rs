@@ -1,0 +1,10 @@
+//! Bit flags of [`ContactInput::flags`](crate::ContactInput::flags).
+
+/// The contact was created this step (its state block is all zeros).
+pub const NEW: u32 = 1;
+/// The engine's wall logic (associative links, segment check, proximity
+/// merging) has taken force-carrying away from this contact for this step:
+/// the model must return zero force and treat the contact as not touching.
+pub const SUPPRESSED: u32 = 1 << 1;
+/// end2 is a wall facet (end1 is then a ball or pebble).
+pub const END2_FACET: u32 = 1 << 2;

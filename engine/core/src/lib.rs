@@ -1,1 +1,31 @@
+//! talus-core: the DEM engine without any input or output.
+//!
+//! It owns the bodies (balls, faceted walls), the cell-space broad phase,
+//! the narrow phase, contact resolution with the contact-plane update, the
+//! calls into contact-model plugins and the law of motion. Configuration
+//! parsing, plugin loading and Parquet output live in sibling crates.
+//!
+//! Goals, in order: correct physics (checked against closed forms),
+//! the same bits for any thread count, speed, ease of extension.
+//!
+//! Conventions: SI units; the contact normal points from end1 to end2; a
+//! negative gap is overlap; the model force acts `+F` on end2 and `-F` on
+//! end1 at the contact location.
 
+#![warn(missing_docs)]
+
+pub mod balls;
+pub mod cellspace;
+pub mod contact;
+pub mod error;
+pub mod generate;
+pub mod geometry;
+pub mod math;
+pub mod sim;
+pub mod wall;
+
+pub use balls::{BallInit, Balls, Fixity};
+pub use error::{SetupError, StepError};
+pub use math::{Aabb, Vec3};
+pub use sim::{Settings, Simulation, Timestep, BATCH};
+pub use wall::{Resolution, RigidMotion, Wall};

@@ -1,0 +1,235 @@
+//! Broad phase: the cell space, a uniform grid of cells holding pieces.
+//!
+//! Reads: piece extents (balls and wall facets). Writes: each piece's cell
+//! extent (its extent enlarged by the tolerance) and its cell memberships,
+//! and the list of piece pairs whose cell extents came to overlap.
+//! Invariants: a piece is re-binned only when its extent leaves its cell
+//! extent; a pair is a candidate exactly when the two cell extents overlap;
+//! candidate lists come out sorted, so contact creation order (and contact
+//! ids) do not depend on cell contents or thread count.
+
+use crate::math::{Aabb, Vec3};
+
+/// Tag bit marking a piece reference as a wall facet (global facet index in
+/// the low bits); without it the reference is a ball index.
+pub const FACET: u32 = 1 << 31;
+
+/// Cell coordinate range covered by an extent, inclusive.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct CellRange {
+    lo: [i32; 3],
+    hi: [i32; 3],
+}
+
+/// The uniform grid.
+#[derive(Clone, Debug)]
+pub struct CellSpace {
+    origin: Vec3,
+    inv_size: f64,
+    dims: [i32; 3],
+    cells: Vec<Vec<u32>>,
+    /// Tolerance added on every side of a piece extent (m).
+    pub tolerance: f64,
+    /// Cell extent of every ball.
+    pub ball_extent: Vec<Aabb>,
+    ball_range: Vec<CellRange>,
+    /// Cell extent of every facet (global facet index).
+    pub facet_extent: Vec<Aabb>,
+    facet_range: Vec<CellRange>,
+    /// Pieces re-binned since the last call to [`CellSpace::candidates`].
+    moved: Vec<u32>,
+    /// How many re-binnings happened (for statistics).
+    pub rebins: u64,
+}
+
+impl CellSpace {
+    /// A grid covering `domain` with cubic cells of side `cell_size`.
+    /// Pieces outside the domain are kept in the border cells, which stays
+    /// correct (every candidate is confirmed on the cell extents) and only
+    /// costs speed.
+    pub fn new(domain: Aabb, cell_size: f64, tolerance: f64) -> CellSpace {
+        let ext = domain.max - domain.min;
+        let mut size = cell_size;
+        // Keep the grid below ~8 million cells whatever the domain.
+        while (ext.x / size).ceil() * (ext.y / size).ceil() * (ext.z / size).ceil() > 8.0e6 {
+            size *= 1.25;
+        }
+        let dims = [
+            ((ext.x / size).ceil() as i32).max(1),
+            ((ext.y / size).ceil() as i32).max(1),
+            ((ext.z / size).ceil() as i32).max(1),
+        ];
+        CellSpace {
+            origin: domain.min,
+            inv_size: 1.0 / size,
+            dims,
+            cells: vec![Vec::new(); (dims[0] * dims[1] * dims[2]) as usize],
+            tolerance,
+            ball_extent: Vec::new(),
+            ball_range: Vec::new(),
+            facet_extent: Vec::new(),
+            facet_range: Vec::new(),
+            moved: Vec::new(),
+            rebins: 0,
+        }
+    }
+
+    fn range_of(&self, b: &Aabb) -> CellRange {
+        let f = |p: Vec3| -> [i32; 3] {
+            let q = (p - self.origin) * self.inv_size;
+            [
+                (q.x.floor() as i32).clamp(0, self.dims[0] - 1),
+                (q.y.floor() as i32).clamp(0, self.dims[1] - 1),
+                (q.z.floor() as i32).clamp(0, self.dims[2] - 1),
+            ]
+        };
+        CellRange {
+            lo: f(b.min),
+            hi: f(b.max),
+        }
+    }
+
+    fn for_cells(dims: [i32; 3], r: CellRange, mut f: impl FnMut(usize)) {
+        for z in r.lo[2]..=r.hi[2] {
+            for y in r.lo[1]..=r.hi[1] {
+                let row = ((z * dims[1] + y) * dims[0]) as usize;
+                for x in r.lo[0]..=r.hi[0] {
+                    f(row + x as usize);
+                }
+            }
+        }
+    }
+
+    fn bin(&mut self, piece: u32, r: CellRange) {
+        let dims = self.dims;
+        let cells = &mut self.cells;
+        Self::for_cells(dims, r, |c| cells[c].push(piece));
+    }
+
+    fn unbin(&mut self, piece: u32, r: CellRange) {
+        let dims = self.dims;
+        let cells = &mut self.cells;
+        Self::for_cells(dims, r, |c| {
+            if let Some(k) = cells[c].iter().position(|&p| p == piece) {
+                cells[c].swap_remove(k);
+            }
+        });
+    }
+
+    /// Adds ball `index` (must equal the number of balls added so far).
+    pub fn add_ball(&mut self, extent: Aabb) {
+        let index = self.ball_extent.len() as u32;
+        let ce = extent.enlarged(self.tolerance);
+        let r = self.range_of(&ce);
+        self.ball_extent.push(ce);
+        self.ball_range.push(r);
+        self.bin(index, r);
+        self.moved.push(index);
+    }
+
+    /// Adds facet `global` (must equal the number of facets added so far).
+    pub fn add_facet(&mut self, extent: Aabb) {
+        let index = self.facet_extent.len() as u32;
+        let ce = extent.enlarged(self.tolerance);
+        let r = self.range_of(&ce);
+        self.facet_extent.push(ce);
+        self.facet_range.push(r);
+        self.bin(FACET | index, r);
+        self.moved.push(FACET | index);
+    }
+
+    /// Re-bins ball `i` if its extent left its cell extent; returns whether it did.
+    #[inline]
+    pub fn update_ball(&mut self, i: usize, extent: Aabb) -> bool {
+        if self.ball_extent[i].contains(&extent) {
+            return false;
+        }
+        let ce = extent.enlarged(self.tolerance);
+        let r = self.range_of(&ce);
+        let old = self.ball_range[i];
+        if r != old {
+            self.unbin(i as u32, old);
+            self.bin(i as u32, r);
+        }
+        self.ball_extent[i] = ce;
+        self.ball_range[i] = r;
+        self.moved.push(i as u32);
+        self.rebins += 1;
+        true
+    }
+
+    /// Re-bins facet `g` if its extent left its cell extent.
+    pub fn update_facet(&mut self, g: usize, extent: Aabb) -> bool {
+        if self.facet_extent[g].contains(&extent) {
+            return false;
+        }
+        let ce = extent.enlarged(self.tolerance);
+        let r = self.range_of(&ce);
+        let old = self.facet_range[g];
+        if r != old {
+            self.unbin(FACET | g as u32, old);
+            self.bin(FACET | g as u32, r);
+        }
+        self.facet_extent[g] = ce;
+        self.facet_range[g] = r;
+        self.moved.push(FACET | g as u32);
+        self.rebins += 1;
+        true
+    }
+
+    /// Whether anything was re-binned since the last [`CellSpace::candidates`].
+    pub fn any_moved(&self) -> bool {
+        !self.moved.is_empty()
+    }
+
+    /// Cell extent of a piece reference.
+    #[inline]
+    pub fn extent(&self, piece: u32) -> &Aabb {
+        if piece & FACET != 0 {
+            &self.facet_extent[(piece & !FACET) as usize]
+        } else {
+            &self.ball_extent[piece as usize]
+        }
+    }
+
+    /// Pairs `(a, b)` involving a re-binned piece whose cell extents overlap,
+    /// sorted and without duplicates. `a` is always a ball; `b` is a ball
+    /// with a larger index or a facet reference. Facet-facet pairs are never
+    /// produced (walls do not interact).
+    pub fn candidates(&mut self, out: &mut Vec<(u32, u32)>) {
+        out.clear();
+        let moved = std::mem::take(&mut self.moved);
+        for &p in &moved {
+            let range = if p & FACET != 0 {
+                self.facet_range[(p & !FACET) as usize]
+            } else {
+                self.ball_range[p as usize]
+            };
+            let ext = *self.extent(p);
+            let cells = &self.cells;
+            Self::for_cells(self.dims, range, |c| {
+                for &q in &cells[c] {
+                    if q == p || (p & FACET != 0 && q & FACET != 0) {
+                        continue;
+                    }
+                    if !ext.overlaps(self.extent(q)) {
+                        continue;
+                    }
+                    // Normalise: the ball first; two balls by index.
+                    let pair = if p & FACET != 0 {
+                        (q, p)
+                    } else if q & FACET != 0 {
+                        (p, q)
+                    } else {
+                        (p.min(q), p.max(q))
+                    };
+                    out.push(pair);
+                }
+            });
+        }
+        self.moved = moved;
+        self.moved.clear();
+        out.sort_unstable();
+        out.dedup();
+    }
+}

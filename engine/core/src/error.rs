@@ -1,0 +1,83 @@
+//! Errors of the engine core: one typed error for setup, one for stepping.
+
+use thiserror::Error;
+
+/// Something in the model cannot be simulated; found before step 0.
+#[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum SetupError {
+    /// A wall's mesh is unusable.
+    #[error("wall '{wall}': {message}")]
+    Wall {
+        /// Wall name.
+        wall: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A ball is invalid.
+    #[error("ball {id}: {message}")]
+    Ball {
+        /// Ball id.
+        id: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// Two groups that can touch have no contact model.
+    #[error("no contact model is assigned to groups '{0}' and '{1}'; add a [[models]] entry with groups = [\"{0}\", \"{1}\"]")]
+    MissingPairing(String, String),
+    /// A model was given the wrong number of property values.
+    #[error("model '{model}': {message}")]
+    Model {
+        /// Model name.
+        model: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A generator cannot place its balls.
+    #[error("{0}")]
+    Generate(String),
+}
+
+/// The run cannot continue.
+#[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum StepError {
+    /// A plugin returned an error (or panicked) in its batch call.
+    #[error("model '{model}' failed at contact {contact} (step {step}): {message}")]
+    Model {
+        /// Model name.
+        model: String,
+        /// Contact id.
+        contact: u64,
+        /// Step number.
+        step: u64,
+        /// The plugin's message.
+        message: String,
+    },
+    /// A ball's state became NaN or infinite.
+    #[error("ball {ball} has a non-finite {what} at step {step}")]
+    NonFinite {
+        /// Ball id.
+        ball: u64,
+        /// Which quantity.
+        what: &'static str,
+        /// Step number.
+        step: u64,
+    },
+    /// A contact produced a non-finite force.
+    #[error("contact {contact} (model '{model}') returned a non-finite force at step {step}")]
+    NonFiniteForce {
+        /// Contact id.
+        contact: u64,
+        /// Model name.
+        model: String,
+        /// Step number.
+        step: u64,
+    },
+    /// The model failed its checks before step 0.
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    /// The automatic timestep could not be found.
+    #[error("no timestep: {0}")]
+    Timestep(String),
+}

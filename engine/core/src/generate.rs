@@ -1,0 +1,164 @@
+//! Ball generators: random non-overlapping placement and lattices.
+//!
+//! Reads: counts, radii, a box region and a seed. Writes: centres and
+//! radii. Invariant: the same arguments give the same balls on every
+//! machine (ChaCha8 stream seeded from the given seed).
+
+use crate::math::{Aabb, Vec3};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rustc_hash::FxHashMap;
+
+/// Radius distribution of a random generator.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RadiusDist {
+    /// Every ball has this radius (m).
+    Fixed(f64),
+    /// Uniform in [min, max] (m).
+    Uniform(f64, f64),
+}
+
+/// Places `count` balls at random in `region` without overlapping each
+/// other or `existing` balls. Each ball lies wholly inside the region.
+/// Gives up with a message when a ball finds no place in `max_attempts`
+/// tries.
+pub fn random_balls(
+    count: usize,
+    radius: RadiusDist,
+    region: Aabb,
+    seed: u64,
+    max_attempts: usize,
+    existing: &[(Vec3, f64)],
+) -> Result<Vec<(Vec3, f64)>, String> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let r_max = match radius {
+        RadiusDist::Fixed(r) => r,
+        RadiusDist::Uniform(_, b) => b,
+    };
+    let r_max_all = existing.iter().map(|e| e.1).fold(r_max, f64::max);
+    let cell = 2.0 * r_max_all;
+    let key = |p: Vec3| -> (i64, i64, i64) {
+        ((p.x / cell).floor() as i64, (p.y / cell).floor() as i64, (p.z / cell).floor() as i64)
+    };
+    let mut grid: FxHashMap<(i64, i64, i64), Vec<usize>> = FxHashMap::default();
+    let mut placed: Vec<(Vec3, f64)> = existing.to_vec();
+    for (k, &(p, _)) in placed.iter().enumerate() {
+        grid.entry(key(p)).or_default().push(k);
+    }
+    let first_new = placed.len();
+    for n in 0..count {
+        let r = match radius {
+            RadiusDist::Fixed(r) => r,
+            RadiusDist::Uniform(a, b) => {
+                if a == b {
+                    a
+                } else {
+                    rng.random_range(a..=b)
+                }
+            }
+        };
+        let lo = region.min + Vec3::splat(r);
+        let hi = region.max - Vec3::splat(r);
+        if lo.cmpgt(hi).any() {
+            return Err(format!("a ball of radius {r} m does not fit in the region at all"));
+        }
+        let mut done = false;
+        for _ in 0..max_attempts {
+            let p = Vec3::new(
+                if lo.x < hi.x { rng.random_range(lo.x..hi.x) } else { lo.x },
+                if lo.y < hi.y { rng.random_range(lo.y..hi.y) } else { lo.y },
+                if lo.z < hi.z { rng.random_range(lo.z..hi.z) } else { lo.z },
+            );
+            let (cx, cy, cz) = key(p);
+            let mut free = true;
+            'scan: for dx in -1..=1 {
+                for dy in -1..=1 {
+                    for dz in -1..=1 {
+                        if let Some(list) = grid.get(&(cx + dx, cy + dy, cz + dz)) {
+                            for &j in list {
+                                let (q, rq) = placed[j];
+                                if (p - q).length_squared() < (r + rq) * (r + rq) {
+                                    free = false;
+                                    break 'scan;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            if free {
+                grid.entry((cx, cy, cz)).or_default().push(placed.len());
+                placed.push((p, r));
+                done = true;
+                break;
+            }
+        }
+        if !done {
+            return Err(format!(
+                "cannot fit {count} balls: ball {} found no free place in {max_attempts} attempts (placed {n}); enlarge the region, reduce the count or the radius",
+                n + 1
+            ));
+        }
+    }
+    Ok(placed.split_off(first_new))
+}
+
+/// A simple cubic lattice with the given spacing filling `region` (centres
+/// from `min + spacing/2` on, every ball wholly inside), or exactly
+/// `counts` balls per axis from there when given.
+pub fn lattice_balls(radius: f64, spacing: f64, region: Aabb, counts: Option<[usize; 3]>) -> Vec<(Vec3, f64)> {
+    let ext = region.max - region.min;
+    let fit = |e: f64| -> usize {
+        if e < 2.0 * radius {
+            0
+        } else {
+            (((e - 2.0 * radius) / spacing).floor() as usize) + 1
+        }
+    };
+    let [nx, ny, nz] = counts.unwrap_or([fit(ext.x), fit(ext.y), fit(ext.z)]);
+    let start = region.min + Vec3::splat(spacing.max(2.0 * radius) * 0.5);
+    let mut out = Vec::with_capacity(nx * ny * nz);
+    for i in 0..nx {
+        for j in 0..ny {
+            for k in 0..nz {
+                out.push((start + Vec3::new(i as f64, j as f64, k as f64) * spacing, radius));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn random_balls_do_not_overlap_and_stay_inside() {
+        let region = Aabb { min: Vec3::ZERO, max: Vec3::splat(0.02) };
+        let balls = random_balls(500, RadiusDist::Uniform(5e-4, 1e-3), region, 3, 1000, &[]).unwrap();
+        assert_eq!(balls.len(), 500);
+        for (i, &(p, r)) in balls.iter().enumerate() {
+            assert!(p.cmpge(region.min + Vec3::splat(r)).all() && p.cmple(region.max - Vec3::splat(r)).all());
+            for &(q, s) in &balls[..i] {
+                assert!((p - q).length() >= r + s);
+            }
+        }
+        let again = random_balls(500, RadiusDist::Uniform(5e-4, 1e-3), region, 3, 1000, &[]).unwrap();
+        assert_eq!(balls, again);
+    }
+
+    #[test]
+    fn impossible_packing_is_refused() {
+        let region = Aabb { min: Vec3::ZERO, max: Vec3::splat(0.01) };
+        let err = random_balls(10_000, RadiusDist::Fixed(1e-3), region, 1, 50, &[]).unwrap_err();
+        assert!(err.contains("cannot fit 10000 balls"), "{err}");
+    }
+
+    #[test]
+    fn lattice_fills_region() {
+        let region = Aabb { min: Vec3::ZERO, max: Vec3::new(0.01, 0.01, 0.004) };
+        let balls = lattice_balls(1e-3, 2e-3, region, None);
+        assert_eq!(balls.len(), 5 * 5 * 2);
+        assert!(balls.iter().all(|(p, r)| p.z + r <= 0.004 + 1e-15));
+    }
+}

@@ -1,0 +1,787 @@
+//! The simulation and its cycle.
+//!
+//! Stage order of one cycle (see [`Simulation::cycle`]):
+//! 1. timestep (fixed, or automatic from the stiffnesses of the last cycle);
+//! 2. law of motion (leap-frog with gravity, fixity and local damping) and
+//!    wall motion;
+//! 3. contact detection in the cell space (re-binning only pieces that left
+//!    their cell extent; contacts created in sorted pair order, so ids are
+//!    the same for any thread count);
+//! 4. contact resolution (plane, frame, increments) in parallel chunks, then
+//!    the wall logic (associative links) serially;
+//! 5. force-displacement: one plugin call per chunk of [`BATCH`] contacts;
+//! 6. force accumulation onto balls and walls, serially in slot order.
+//!
+//! Every parallel stage computes per-contact or per-ball values that do not
+//! depend on other items of the same stage, and every sum is taken in a
+//! fixed order, so a run gives the same bits with any number of threads.
+
+use crate::balls::{BallInit, Balls};
+use crate::cellspace::{CellSpace, FACET};
+use crate::contact::{self, ContactStore, EndMotion};
+use crate::error::{SetupError, StepError};
+use crate::geometry::{closest_point_triangle, Region};
+use crate::math::{Aabb, Vec3};
+use crate::wall::Wall;
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use talus_sdk::abi_stable::std_types::{RSlice, RSliceMut};
+use talus_sdk::{flags, BatchContext, ContactInput, ContactOutput, ModelEntry, STATUS_INACTIVE};
+
+/// Contacts per plugin call (and per parallel work item).
+pub const BATCH: usize = 1024;
+
+/// How the timestep is chosen.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Timestep {
+    /// The same timestep every cycle (s).
+    Fixed(f64),
+    /// `safety * min_i sqrt(m_i / k_i)` over balls, where `k_i` sums the
+    /// translational stiffnesses that models report for the active and
+    /// could-be-active contacts of ball `i` (at least one contact's worth,
+    /// so free-flying balls are bounded too).
+    Auto {
+        /// Safety factor in (0, 1].
+        safety: f64,
+    },
+}
+
+/// Global settings of a simulation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Settings {
+    /// Gravitational acceleration (m/s^2).
+    pub gravity: Vec3,
+    /// Timestep rule.
+    pub timestep: Timestep,
+    /// Enlargement of piece extents for the cell space (m); `None` takes a
+    /// tenth of the smallest ball radius.
+    pub cell_tolerance: Option<f64>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            gravity: Vec3::ZERO,
+            timestep: Timestep::Auto { safety: 0.8 },
+            cell_tolerance: None,
+        }
+    }
+}
+
+/// A contact model in use, with its property sets and its contacts.
+#[derive(Clone)]
+pub struct ModelRuntime {
+    /// Model name.
+    pub name: String,
+    /// The plugin's entry (descriptor and kernels).
+    pub entry: ModelEntry,
+    /// Properties per set.
+    pub n_props: usize,
+    /// Property sets, row-major.
+    pub props: Vec<f64>,
+    /// Translational stiffness the model reports for a touching probe
+    /// contact, per property set (N/m).
+    probe_stiffness: Vec<f64>,
+    /// All contacts of this model.
+    pub store: ContactStore,
+}
+
+/// Kind of body an entity in the registry stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BodyRef {
+    /// A ball (dense index).
+    Ball(u32),
+    /// A wall (index).
+    Wall(u32),
+}
+
+/// Group name component of a body entity.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupName(pub String);
+
+/// A DEM model: balls, walls, contact models and their contacts.
+pub struct Simulation {
+    /// Global settings.
+    pub settings: Settings,
+    /// All balls.
+    pub balls: Balls,
+    /// All walls.
+    pub walls: Vec<Wall>,
+    /// Global facet index -> (wall, facet).
+    pub facet_owner: Vec<(u32, u32)>,
+    /// Contact models in use.
+    pub models: Vec<ModelRuntime>,
+    /// Body registry: one entity per ball and wall with [`BodyRef`] and
+    /// [`GroupName`] components. The hot loops use the dense stores.
+    pub world: hecs::World,
+    groups: Vec<String>,
+    assignment: FxHashMap<(u16, u16), (u16, u32)>,
+    contact_map: FxHashMap<u64, (u16, u32)>,
+    cells: Option<CellSpace>,
+    candidates: Vec<(u32, u32)>,
+    next_contact_id: u64,
+    dt_free: Vec<f64>,
+    /// Cycles done.
+    pub step: u64,
+    /// Simulated time (s).
+    pub time: f64,
+    /// Timestep of the last cycle (s).
+    pub dt: f64,
+}
+
+#[inline]
+fn pair_key(a: u32, b: u32) -> u64 {
+    ((a as u64) << 32) | b as u64
+}
+
+#[inline]
+fn sign(x: f64) -> f64 {
+    if x > 0.0 {
+        1.0
+    } else if x < 0.0 {
+        -1.0
+    } else {
+        0.0
+    }
+}
+
+impl Simulation {
+    /// An empty simulation.
+    pub fn new(settings: Settings) -> Simulation {
+        Simulation {
+            settings,
+            balls: Balls::default(),
+            walls: Vec::new(),
+            facet_owner: Vec::new(),
+            models: Vec::new(),
+            world: hecs::World::new(),
+            groups: Vec::new(),
+            assignment: FxHashMap::default(),
+            contact_map: FxHashMap::default(),
+            cells: None,
+            candidates: Vec::new(),
+            next_contact_id: 1,
+            dt_free: Vec::new(),
+            step: 0,
+            time: 0.0,
+            dt: 0.0,
+        }
+    }
+
+    /// The id of group `name`, created on first use.
+    pub fn group(&mut self, name: &str) -> u16 {
+        if let Some(k) = self.groups.iter().position(|g| g == name) {
+            return k as u16;
+        }
+        self.groups.push(name.to_string());
+        (self.groups.len() - 1) as u16
+    }
+
+    /// Group names by id.
+    pub fn group_names(&self) -> &[String] {
+        &self.groups
+    }
+
+    /// Adds a ball; returns its id (dense index + 1).
+    pub fn add_ball(&mut self, b: BallInit) -> Result<u64, SetupError> {
+        let id = self.balls.len() as u64 + 1;
+        if !(b.radius > 0.0 && b.radius.is_finite()) {
+            return Err(SetupError::Ball { id, message: format!("radius must be positive, got {}", b.radius) });
+        }
+        if !(b.density > 0.0 && b.density.is_finite()) {
+            return Err(SetupError::Ball { id, message: format!("density must be positive, got {}", b.density) });
+        }
+        if !b.pos.is_finite() || !b.velocity.is_finite() || !b.spin.is_finite() {
+            return Err(SetupError::Ball { id, message: "position or velocity is not finite".into() });
+        }
+        let index = self.balls.push(b);
+        let group = self.groups.get(b.group as usize).cloned().unwrap_or_default();
+        self.world.spawn((BodyRef::Ball(index as u32), GroupName(group)));
+        Ok(id)
+    }
+
+    /// Adds a wall in group `group`; returns its id (1-based).
+    pub fn add_wall(&mut self, mut wall: Wall, group: u16) -> u64 {
+        let index = self.walls.len() as u32;
+        wall.id = index as u64 + 1;
+        wall.group = group;
+        for f in 0..wall.facets.len() {
+            self.facet_owner.push((index, f as u32));
+        }
+        let name = self.groups.get(group as usize).cloned().unwrap_or_default();
+        self.world.spawn((BodyRef::Wall(index), GroupName(name)));
+        self.walls.push(wall);
+        wall_id(index)
+    }
+
+    /// Registers a model; returns its index.
+    pub fn add_model(&mut self, entry: ModelEntry) -> usize {
+        let n_state = entry.descriptor.state.len();
+        self.models.push(ModelRuntime {
+            name: entry.descriptor.name.to_string(),
+            n_props: entry.descriptor.properties.len(),
+            entry,
+            props: Vec::new(),
+            probe_stiffness: Vec::new(),
+            store: ContactStore::new(n_state),
+        });
+        self.models.len() - 1
+    }
+
+    /// Index of the model named `name`, if registered.
+    pub fn model_index(&self, name: &str) -> Option<usize> {
+        self.models.iter().position(|m| m.name == name)
+    }
+
+    /// Assigns `model` with property values `props` (descriptor order) to
+    /// contacts between groups `g1` and `g2`.
+    pub fn assign(&mut self, g1: u16, g2: u16, model: usize, props: Vec<f64>) -> Result<(), SetupError> {
+        let m = &mut self.models[model];
+        if props.len() != m.n_props {
+            return Err(SetupError::Model {
+                model: m.name.clone(),
+                message: format!("expected {} property values, got {}", m.n_props, props.len()),
+            });
+        }
+        let set = (m.props.len() / m.n_props.max(1)) as u32;
+        m.props.extend_from_slice(&props);
+        self.assignment.insert((g1.min(g2), g1.max(g2)), (model as u16, set));
+        Ok(())
+    }
+
+    /// Number of contacts.
+    pub fn n_contacts(&self) -> usize {
+        self.models.iter().map(|m| m.store.len()).sum()
+    }
+
+    /// Number of active contacts in the last cycle.
+    pub fn n_active(&self) -> usize {
+        self.models
+            .iter()
+            .map(|m| m.store.output.iter().filter(|o| o.status == talus_sdk::STATUS_ACTIVE).count())
+            .sum()
+    }
+
+    fn piece_group(&self, piece: u32) -> u16 {
+        if piece & FACET != 0 {
+            let (w, _) = self.facet_owner[(piece & !FACET) as usize];
+            self.walls[w as usize].group
+        } else {
+            self.balls.group[piece as usize]
+        }
+    }
+
+    /// Checks the model, builds the cell space, creates the first contacts
+    /// and computes their forces (with zero increments), so that cycle 1
+    /// starts from the forces of the initial configuration.
+    pub fn prepare(&mut self) -> Result<(), StepError> {
+        self.setup()?;
+        self.prepare_checked()
+    }
+
+    /// Checks that every pair of groups that can touch has a model and asks
+    /// every model for its probe stiffness. [`Simulation::prepare`] runs it;
+    /// callers may run it first to report setup errors on their own.
+    pub fn setup(&mut self) -> Result<(), SetupError> {
+        self.check_pairings()?;
+        self.probe_models()?;
+        Ok(())
+    }
+
+    fn check_pairings(&self) -> Result<(), SetupError> {
+        let mut ball_groups: Vec<u16> = self.balls.group.clone();
+        ball_groups.sort_unstable();
+        ball_groups.dedup();
+        let mut wall_groups: Vec<u16> = self.walls.iter().map(|w| w.group).collect();
+        wall_groups.sort_unstable();
+        wall_groups.dedup();
+        let name = |g: u16| self.groups.get(g as usize).cloned().unwrap_or_default();
+        for (i, &a) in ball_groups.iter().enumerate() {
+            for &b in ball_groups[i..].iter().chain(wall_groups.iter()) {
+                if !self.assignment.contains_key(&(a.min(b), a.max(b))) {
+                    return Err(SetupError::MissingPairing(name(a), name(b)));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Asks every model for the stiffness of a just-touching contact, for
+    /// the timestep bound of balls without contacts.
+    fn probe_models(&mut self) -> Result<(), SetupError> {
+        for m in &mut self.models {
+            let n_sets = if m.n_props == 0 { 1 } else { m.props.len() / m.n_props };
+            let n_state = m.store.n_state;
+            let inputs: Vec<ContactInput> = (0..n_sets)
+                .map(|k| ContactInput {
+                    gap: -1e-12,
+                    mass: 1.0,
+                    radius: [1.0, 1.0],
+                    prop_set: k as u32,
+                    flags: flags::NEW,
+                    ..Default::default()
+                })
+                .collect();
+            let mut state = vec![0.0; n_sets * n_state];
+            let mut out = vec![ContactOutput::default(); n_sets];
+            let ctx = BatchContext {
+                dt: 1.0,
+                props: RSlice::from_slice(&m.props),
+                n_props: m.n_props as u32,
+                n_state: n_state as u32,
+            };
+            let r = (m.entry.batch)(
+                &ctx,
+                RSlice::from_slice(&inputs),
+                RSliceMut::from_mut_slice(&mut state),
+                RSliceMut::from_mut_slice(&mut out),
+            );
+            if let Err(e) = r.into_result() {
+                return Err(SetupError::Model { model: m.name.clone(), message: e.message.to_string() });
+            }
+            m.probe_stiffness = out.iter().map(|o| o.stiffness[0]).collect();
+        }
+        Ok(())
+    }
+
+    fn prepare_checked(&mut self) -> Result<(), StepError> {
+        // Timestep bound of a ball with no contacts: its lightest assignment.
+        let mut dt_free = vec![f64::INFINITY; self.balls.len()];
+        for (i, d) in dt_free.iter_mut().enumerate() {
+            let g = self.balls.group[i];
+            let mut k: f64 = 0.0;
+            for (&(a, b), &(m, set)) in &self.assignment {
+                if a == g || b == g {
+                    k = k.max(self.models[m as usize].probe_stiffness.get(set as usize).copied().unwrap_or(0.0));
+                }
+            }
+            if k > 0.0 {
+                *d = (self.balls.mass[i] / k).sqrt();
+            }
+        }
+        self.dt_free = dt_free;
+
+        // Cell space over everything there is now, with a margin.
+        let mut domain = Aabb::EMPTY;
+        let mut r_min = f64::INFINITY;
+        let mut r_max: f64 = 0.0;
+        for i in 0..self.balls.len() {
+            domain.include(self.balls.pos[i]);
+            r_min = r_min.min(self.balls.radius[i]);
+            r_max = r_max.max(self.balls.radius[i]);
+        }
+        for w in &self.walls {
+            for v in &w.vertices {
+                domain.include(*v);
+            }
+        }
+        if domain.min.x > domain.max.x {
+            domain = Aabb { min: Vec3::ZERO, max: Vec3::ONE };
+        }
+        if !r_min.is_finite() {
+            r_min = 1.0;
+            r_max = 1.0;
+        }
+        let tol = self.settings.cell_tolerance.unwrap_or(0.1 * r_min);
+        let cell = 2.0 * (r_max + tol);
+        let mut cells = CellSpace::new(domain.enlarged(cell), cell, tol);
+        for i in 0..self.balls.len() {
+            cells.add_ball(Aabb::of_sphere(self.balls.pos[i], self.balls.radius[i]));
+        }
+        for &(w, f) in &self.facet_owner {
+            cells.add_facet(self.walls[w as usize].facet_extent(f as usize));
+        }
+        self.cells = Some(cells);
+        self.detect();
+        self.dt = match self.settings.timestep {
+            Timestep::Fixed(dt) => dt,
+            Timestep::Auto { safety } => self.auto_timestep(safety)?,
+        };
+        self.resolve(0.0);
+        self.force_displacement()?;
+        self.accumulate()?;
+        Ok(())
+    }
+
+    fn auto_timestep(&self, safety: f64) -> Result<f64, StepError> {
+        let b = &self.balls;
+        let dt = (0..b.len())
+            .into_par_iter()
+            .with_min_len(4096)
+            .map(|i| {
+                let k = b.stiffness[i];
+                let d = if k > 0.0 { (b.mass[i] / k).sqrt() } else { f64::INFINITY };
+                d.min(self.dt_free[i])
+            })
+            .reduce(|| f64::INFINITY, f64::min);
+        if dt.is_finite() && dt > 0.0 {
+            Ok(safety * dt)
+        } else {
+            Err(StepError::Timestep(
+                "no model reports a stiffness, so the automatic timestep is undefined; give dt a number".into(),
+            ))
+        }
+    }
+
+    /// Runs one cycle.
+    pub fn cycle(&mut self) -> Result<(), StepError> {
+        if self.cells.is_none() {
+            self.prepare()?;
+        }
+        self.dt = match self.settings.timestep {
+            Timestep::Fixed(dt) => dt,
+            Timestep::Auto { safety } => self.auto_timestep(safety)?,
+        };
+        let dt = self.dt;
+        self.step += 1;
+        self.time += dt;
+        self.motion(dt)?;
+        for w in &mut self.walls {
+            w.advance(dt);
+        }
+        self.detect();
+        self.resolve(dt);
+        self.force_displacement()?;
+        self.accumulate()
+    }
+
+    /// Law of motion: leap-frog with local damping, gravity and fixity.
+    ///
+    /// # Model
+    /// `v(t+dt/2) = v(t-dt/2) + (F - a |F| sign(v)) / m dt` per component,
+    /// where `F` includes gravity and `a` is the local damping coefficient;
+    /// likewise for the spin with the moment and `I = 2/5 m r^2`;
+    /// `x(t+dt) = x(t) + v(t+dt/2) dt`. Fixed components keep their velocity.
+    fn motion(&mut self, dt: f64) -> Result<(), StepError> {
+        let g = self.settings.gravity;
+        let b = &mut self.balls;
+        let bad = (
+            &mut b.pos,
+            &mut b.vel,
+            &mut b.spin,
+            (&b.force, &b.moment, &b.mass, &b.inertia),
+            (&b.damping, &b.fixity),
+        );
+        let (pos, vel, spin, (force, moment, mass, inertia), (damping, fixity)) = bad;
+        let first_bad = pos
+            .par_iter_mut()
+            .zip(vel.par_iter_mut())
+            .zip(spin.par_iter_mut())
+            .enumerate()
+            .with_min_len(2048)
+            .map(|(i, ((x, v), w))| {
+                let m = mass[i];
+                let a = damping[i];
+                let fix = fixity[i];
+                let f = force[i] + g * m;
+                let mo = moment[i];
+                for k in 0..3 {
+                    if !fix.fixed(k) {
+                        let fk = f[k] - a * f[k].abs() * sign(v[k]);
+                        v[k] += fk / m * dt;
+                    }
+                    if !fix.fixed(k + 3) {
+                        let mk = mo[k] - a * mo[k].abs() * sign(w[k]);
+                        w[k] += mk / inertia[i] * dt;
+                    }
+                }
+                *x += *v * dt;
+                if x.is_finite() && w.is_finite() {
+                    usize::MAX
+                } else {
+                    i
+                }
+            })
+            .min()
+            .unwrap_or(usize::MAX);
+        if first_bad != usize::MAX {
+            return Err(StepError::NonFinite { ball: first_bad as u64 + 1, what: "position or velocity", step: self.step });
+        }
+        Ok(())
+    }
+
+    /// Contact detection: re-bin moved pieces, drop contacts whose cell
+    /// extents separated, create contacts for new candidate pairs.
+    fn detect(&mut self) {
+        let Some(cells) = self.cells.as_mut() else { return };
+        for i in 0..self.balls.len() {
+            cells.update_ball(i, Aabb::of_sphere(self.balls.pos[i], self.balls.radius[i]));
+        }
+        for (g, &(w, f)) in self.facet_owner.iter().enumerate() {
+            let wall = &self.walls[w as usize];
+            if wall.is_moving() {
+                cells.update_facet(g, wall.facet_extent(f as usize));
+            }
+        }
+        if !cells.any_moved() {
+            return;
+        }
+        // Drop contacts whose cell extents no longer overlap.
+        for (mi, m) in self.models.iter_mut().enumerate() {
+            let st = &mut m.store;
+            let mut slot = st.len();
+            while slot > 0 {
+                slot -= 1;
+                let (a, b) = (st.end1[slot], st.end2[slot]);
+                if cells.extent(a).overlaps(cells.extent(b)) {
+                    continue;
+                }
+                self.contact_map.remove(&pair_key(a, b));
+                st.swap_remove(slot);
+                if slot < st.len() {
+                    let key = pair_key(st.end1[slot], st.end2[slot]);
+                    self.contact_map.insert(key, (mi as u16, slot as u32));
+                }
+            }
+        }
+        let mut cand = std::mem::take(&mut self.candidates);
+        cells.candidates(&mut cand);
+        for &(a, b) in &cand {
+            let key = pair_key(a, b);
+            if self.contact_map.contains_key(&key) {
+                continue;
+            }
+            let ga = self.balls.group[a as usize];
+            let gb = self.piece_group(b);
+            let Some(&(m, set)) = self.assignment.get(&(ga.min(gb), ga.max(gb))) else {
+                // Unassigned pairs are refused before step 0; nothing to do.
+                continue;
+            };
+            let ma = self.balls.mass[a as usize];
+            let ra = self.balls.radius[a as usize];
+            let (mc, rb) = if b & FACET != 0 {
+                (ma, 0.0)
+            } else {
+                let mb = self.balls.mass[b as usize];
+                (ma * mb / (ma + mb), self.balls.radius[b as usize])
+            };
+            let id = self.next_contact_id;
+            self.next_contact_id += 1;
+            let st = &mut self.models[m as usize].store;
+            let slot = st.push(id, a, b, set, mc, [ra, rb]);
+            self.contact_map.insert(key, (m, slot as u32));
+        }
+        self.candidates = cand;
+    }
+
+    /// Contact resolution of every contact, then the wall logic.
+    fn resolve(&mut self, dt: f64) {
+        let balls = &self.balls;
+        let walls = &self.walls;
+        let owner = &self.facet_owner;
+        for m in &mut self.models {
+            let st = &mut m.store;
+            let (end1, end2) = (&st.end1, &st.end2);
+            st.plane
+                .par_iter_mut()
+                .zip(st.input.par_iter_mut())
+                .enumerate()
+                .with_min_len(BATCH)
+                .for_each(|(k, (plane, input))| {
+                    let a = end1[k] as usize;
+                    let b = end2[k];
+                    let e1 = EndMotion { x: balls.pos[a], v: balls.vel[a], w: balls.spin[a] };
+                    let (n, gap, xc, e2, region) = if b & FACET != 0 {
+                        let (wi, f) = owner[(b & !FACET) as usize];
+                        let wall = &walls[wi as usize];
+                        let [p, q, r] = wall.corners(f as usize);
+                        let (xf, region) = closest_point_triangle(e1.x, p, q, r);
+                        let (n, gap, xc) = contact::plane_ball_facet(e1.x, balls.radius[a], xf, wall.normals[f as usize]);
+                        let e2 = EndMotion { x: wall.centre, v: wall.motion.velocity, w: wall.motion.spin };
+                        (n, gap, xc, e2, region.code())
+                    } else {
+                        let b = b as usize;
+                        let (n, gap, xc) =
+                            contact::plane_ball_ball(e1.x, balls.radius[a], balls.pos[b], balls.radius[b], plane.n);
+                        (n, gap, xc, EndMotion { x: balls.pos[b], v: balls.vel[b], w: balls.spin[b] }, 0)
+                    };
+                    contact::update_frame(plane, n, e1.w, e2.w, dt);
+                    plane.xc = xc;
+                    plane.gap = gap;
+                    plane.region = region;
+                    input.gap = gap;
+                    input.flags &= !flags::SUPPRESSED;
+                    contact::increments(plane, &e1, &e2, dt, input);
+                });
+        }
+        self.associative_logic();
+    }
+
+    /// Reduced-mode wall logic: among the overlapping contacts of one ball
+    /// with one wall, contacts whose wall contact points lie on a shared
+    /// edge or vertex are linked; in each linked set only the contact with
+    /// the largest overlap stays active (ties go to the lower facet index).
+    fn associative_logic(&mut self) {
+        let mut rows: Vec<(u32, u32, f64, u32, u8, u16, u32)> = Vec::new();
+        for (mi, m) in self.models.iter().enumerate() {
+            let st = &m.store;
+            for k in 0..st.len() {
+                let b = st.end2[k];
+                if b & FACET != 0 && st.plane[k].gap < 0.0 {
+                    let (w, f) = self.facet_owner[(b & !FACET) as usize];
+                    rows.push((st.end1[k], w, st.plane[k].gap, f, st.plane[k].region, mi as u16, k as u32));
+                }
+            }
+        }
+        if rows.len() < 2 {
+            return;
+        }
+        rows.sort_unstable_by(|x, y| {
+            (x.0, x.1).cmp(&(y.0, y.1)).then(x.2.total_cmp(&y.2)).then(x.3.cmp(&y.3))
+        });
+        let mut start = 0;
+        let mut parent: Vec<usize> = Vec::new();
+        while start < rows.len() {
+            let mut end = start + 1;
+            while end < rows.len() && (rows[end].0, rows[end].1) == (rows[start].0, rows[start].1) {
+                end += 1;
+            }
+            if end - start > 1 {
+                let group = &rows[start..end];
+                let wall = &self.walls[group[0].1 as usize];
+                parent.clear();
+                parent.extend(0..group.len());
+                fn root(p: &mut [usize], mut i: usize) -> usize {
+                    while p[i] != i {
+                        p[i] = p[p[i]];
+                        i = p[i];
+                    }
+                    i
+                }
+                for i in 0..group.len() {
+                    for j in i + 1..group.len() {
+                        let (fi, ri) = (group[i].3 as usize, Region::from_code(group[i].4));
+                        let (fj, rj) = (group[j].3 as usize, Region::from_code(group[j].4));
+                        if wall.shares_feature(fi, ri, fj) || wall.shares_feature(fj, rj, fi) {
+                            let (a, b) = (root(&mut parent, i), root(&mut parent, j));
+                            // The root is the earlier row: the larger overlap.
+                            if a != b {
+                                parent[a.max(b)] = a.min(b);
+                            }
+                        }
+                    }
+                }
+                for i in 0..group.len() {
+                    if root(&mut parent, i) != i {
+                        let (m, k) = (group[i].5 as usize, group[i].6 as usize);
+                        self.models[m].store.input[k].flags |= flags::SUPPRESSED;
+                    }
+                }
+            }
+            start = end;
+        }
+    }
+
+    /// Force-displacement: one plugin call per chunk.
+    fn force_displacement(&mut self) -> Result<(), StepError> {
+        let dt = self.dt;
+        let step = self.step;
+        for m in &mut self.models {
+            let st = &mut m.store;
+            let n_state = st.n_state;
+            let ctx = BatchContext {
+                dt,
+                props: RSlice::from_slice(&m.props),
+                n_props: m.n_props as u32,
+                n_state: n_state as u32,
+            };
+            let batch = m.entry.batch;
+            let call = |(c, ((inp, out), state)): (usize, ((&[ContactInput], &mut [ContactOutput]), &mut [f64]))| {
+                let r = batch(
+                    &ctx,
+                    RSlice::from_slice(inp),
+                    RSliceMut::from_mut_slice(state),
+                    RSliceMut::from_mut_slice(out),
+                );
+                r.into_result().err().map(|e| (c * BATCH + e.index as usize, e.message.to_string()))
+            };
+            let errors: Option<(usize, String)> = if n_state > 0 {
+                st.input
+                    .par_chunks(BATCH)
+                    .zip(st.output.par_chunks_mut(BATCH))
+                    .zip(st.state.par_chunks_mut(BATCH * n_state))
+                    .enumerate()
+                    .map(call)
+                    .reduce(|| None, |x, y| x.or(y))
+            } else {
+                let mut empty: Vec<Vec<f64>> = vec![Vec::new(); st.input.len().div_ceil(BATCH)];
+                st.input
+                    .par_chunks(BATCH)
+                    .zip(st.output.par_chunks_mut(BATCH))
+                    .zip(empty.par_iter_mut().map(|v| v.as_mut_slice()))
+                    .enumerate()
+                    .map(call)
+                    .reduce(|| None, |x, y| x.or(y))
+            };
+            if let Some((k, message)) = errors {
+                return Err(StepError::Model { model: m.name.clone(), contact: st.id[k.min(st.len() - 1)], step, message });
+            }
+        }
+        Ok(())
+    }
+
+    /// Sums contact forces on balls and walls in slot order.
+    fn accumulate(&mut self) -> Result<(), StepError> {
+        let b = &mut self.balls;
+        b.force.fill(Vec3::ZERO);
+        b.moment.fill(Vec3::ZERO);
+        b.stiffness.fill(0.0);
+        for w in &mut self.walls {
+            w.force = Vec3::ZERO;
+            w.moment = Vec3::ZERO;
+        }
+        for m in &mut self.models {
+            let st = &mut m.store;
+            for k in 0..st.len() {
+                st.input[k].flags &= !flags::NEW;
+                let o = &st.output[k];
+                if o.status == STATUS_INACTIVE {
+                    continue;
+                }
+                let p = &st.plane[k];
+                let f = p.n * o.force[0] + p.s * o.force[1] + p.t * o.force[2];
+                let mo = p.n * o.moment[0] + p.s * o.moment[1] + p.t * o.moment[2];
+                if !(f.is_finite() && mo.is_finite()) {
+                    return Err(StepError::NonFiniteForce { contact: st.id[k], model: m.name.clone(), step: self.step });
+                }
+                let a = st.end1[k] as usize;
+                let e2 = st.end2[k];
+                b.force[a] -= f;
+                b.moment[a] -= (p.xc - b.pos[a]).cross(f) + mo;
+                b.stiffness[a] += o.stiffness[0];
+                if e2 & FACET != 0 {
+                    let (w, _) = self.facet_owner[(e2 & !FACET) as usize];
+                    let wall = &mut self.walls[w as usize];
+                    wall.force += f;
+                    wall.moment += (p.xc - wall.centre).cross(f) + mo;
+                } else {
+                    let c = e2 as usize;
+                    b.force[c] += f;
+                    b.moment[c] += (p.xc - b.pos[c]).cross(f) + mo;
+                    b.stiffness[c] += o.stiffness[0];
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Global force on end2 of the contact in `slot` of model `m` (N).
+    pub fn contact_force(&self, m: usize, slot: usize) -> Vec3 {
+        let st = &self.models[m].store;
+        let (p, o) = (&st.plane[slot], &st.output[slot]);
+        p.n * o.force[0] + p.s * o.force[1] + p.t * o.force[2]
+    }
+
+    /// Global moment on end2 of the contact in `slot` of model `m` (N m).
+    pub fn contact_moment(&self, m: usize, slot: usize) -> Vec3 {
+        let st = &self.models[m].store;
+        let (p, o) = (&st.plane[slot], &st.output[slot]);
+        p.n * o.moment[0] + p.s * o.moment[1] + p.t * o.moment[2]
+    }
+}
+
+/// Public id of the wall with index `index`.
+#[inline]
+pub fn wall_id(index: u32) -> u64 {
+    index as u64 + 1
+}

@@ -1,0 +1,260 @@
+//! Physics validation of the core with the linear model, against closed
+//! forms: restitution and peak overlap of a spring-dashpot impact,
+//! momentum and energy of a head-on collision, force balance, and rigid
+//! wall motion.
+
+use talus_core::wall::RigidMotion;
+use talus_core::{BallInit, Settings, Simulation, Timestep, Vec3, Wall};
+
+const RADIUS: f64 = 0.01;
+const DENSITY: f64 = 2500.0;
+const KN: f64 = 1.0e6;
+
+fn mass() -> f64 {
+    DENSITY * 4.0 / 3.0 * std::f64::consts::PI * RADIUS.powi(3)
+}
+
+fn linear_sim(dt: f64, props: [f64; 5]) -> (Simulation, u16, u16) {
+    let mut sim = Simulation::new(Settings {
+        gravity: Vec3::ZERO,
+        timestep: Timestep::Fixed(dt),
+        cell_tolerance: None,
+    });
+    let g = sim.group("grain");
+    let w = sim.group("wall");
+    let root = talus_plugin_linear::root_module();
+    let entry = (root.models())().into_iter().next().unwrap();
+    let m = sim.add_model(entry);
+    sim.assign(g, g, m, props.to_vec()).unwrap();
+    sim.assign(g, w, m, props.to_vec()).unwrap();
+    (sim, g, w)
+}
+
+fn ball(pos: Vec3, velocity: Vec3, group: u16) -> BallInit {
+    BallInit {
+        pos,
+        radius: RADIUS,
+        density: DENSITY,
+        velocity,
+        spin: Vec3::ZERO,
+        group,
+        damping: 0.0,
+        fixity: Default::default(),
+    }
+}
+
+/// A flat square wall in the plane z = 0, [-h, h]^2, made of `n x n`
+/// squares split into two triangles each, normals +z.
+fn flat_mesh(h: f64, n: usize) -> (Vec<[f64; 3]>, Vec<[u32; 3]>) {
+    let mut v = Vec::new();
+    for j in 0..=n {
+        for i in 0..=n {
+            v.push([-h + 2.0 * h * i as f64 / n as f64, -h + 2.0 * h * j as f64 / n as f64, 0.0]);
+        }
+    }
+    let id = |i: usize, j: usize| (j * (n + 1) + i) as u32;
+    let mut t = Vec::new();
+    for j in 0..n {
+        for i in 0..n {
+            t.push([id(i, j), id(i + 1, j), id(i + 1, j + 1)]);
+            t.push([id(i, j), id(i + 1, j + 1), id(i, j + 1)]);
+        }
+    }
+    (v, t)
+}
+
+/// Closed forms of a linear spring-dashpot impact whose total force is cut
+/// off at zero (no tension): returns (restitution, peak overlap / v0).
+///
+/// Overlap x(t) = v0/wd e^{-z wn t} sin(wd t). The force k x + c x' first
+/// vanishes at wd t* = theta*, tan theta* = -2 z sqrt(1-z^2) / (1 - 2 z^2);
+/// from then on the ball moves freely with x'(t*). The peak is at
+/// tan(wd tp) = sqrt(1-z^2)/z.
+fn closed_form(zeta: f64, wn: f64) -> (f64, f64) {
+    let q = (1.0 - zeta * zeta).sqrt();
+    let wd = wn * q;
+    let theta = (-2.0 * zeta * q).atan2(1.0 - 2.0 * zeta * zeta);
+    let theta = if theta < 0.0 { theta + std::f64::consts::PI } else { theta };
+    let e = (-zeta * theta / q).exp() * (theta.cos() - zeta / q * theta.sin()).abs();
+    let tp = q.atan2(zeta);
+    let peak = (-zeta * tp / q).exp() * tp.sin() / wd;
+    (e, peak)
+}
+
+struct Impact {
+    restitution: f64,
+    peak_overlap: f64,
+}
+
+fn drop_on(mesh: (Vec<[f64; 3]>, Vec<[u32; 3]>), start: Vec3, zeta: f64) -> Impact {
+    let m = mass();
+    let wn = (KN / m).sqrt();
+    let t_contact = std::f64::consts::PI / (wn * (1.0 - zeta * zeta).sqrt());
+    let dt = t_contact / 2000.0;
+    let (mut sim, g, w) = linear_sim(dt, [KN, 0.0, 0.0, zeta, 0.0]);
+    let v0 = 0.1;
+    sim.add_ball(ball(start, Vec3::new(0.0, 0.0, -v0), g)).unwrap();
+    let wall = Wall::new("floor", &mesh.0, &mesh.1, None).unwrap();
+    sim.add_wall(wall, w);
+    sim.prepare().unwrap();
+    let mut peak: f64 = 0.0;
+    let mut touched = false;
+    for _ in 0..200_000 {
+        sim.cycle().unwrap();
+        let overlap = RADIUS - sim.balls.pos[0].z;
+        peak = peak.max(overlap);
+        if overlap > 0.0 {
+            touched = true;
+        }
+        // One contact carries force at any time, whatever the mesh.
+        assert!(sim.n_active() <= 1, "{} active contacts", sim.n_active());
+        if touched && overlap < -RADIUS * 0.01 {
+            break;
+        }
+    }
+    assert!(touched);
+    Impact { restitution: sim.balls.vel[0].z / v0, peak_overlap: peak / v0 }
+}
+
+#[test]
+fn restitution_and_peak_overlap_match_closed_form_on_one_and_200_facets() {
+    let zeta = 0.3;
+    let wn = (KN / mass()).sqrt();
+    let (e, peak) = closed_form(zeta, wn);
+    let start = Vec3::new(0.0123, -0.0071, RADIUS + 0.001);
+    // One big facet containing the impact point.
+    let single = (vec![[-1.0, -1.0, 0.0], [1.0, -1.0, 0.0], [0.0, 1.0, 0.0]], vec![[0u32, 1, 2]]);
+    let a = drop_on(single, start, zeta);
+    let b = drop_on(flat_mesh(0.05, 10), start, zeta);
+    for r in [&a, &b] {
+        assert!((r.restitution - e).abs() / e < 0.01, "restitution {} vs closed form {e}", r.restitution);
+        assert!((r.peak_overlap - peak).abs() / peak < 0.01, "peak {} vs {peak}", r.peak_overlap);
+    }
+    assert!((a.restitution - b.restitution).abs() < 1e-9 * a.restitution);
+    assert!((a.peak_overlap - b.peak_overlap).abs() < 1e-9 * a.peak_overlap);
+    // Impact on a vertex shared by six facets of the fine mesh: the
+    // associative logic leaves one active contact and the same rebound.
+    let c = drop_on(flat_mesh(0.05, 10), Vec3::new(0.0, 0.0, RADIUS + 0.001), zeta);
+    assert!((c.restitution - a.restitution).abs() < 1e-9 * a.restitution);
+    assert!((c.peak_overlap - a.peak_overlap).abs() < 1e-9 * a.peak_overlap);
+}
+
+#[test]
+fn elastic_head_on_collision_conserves_momentum_and_energy() {
+    let m = mass();
+    // Contact duration pi / sqrt(k / (m/2)) spans 20 000 steps.
+    let t_contact = std::f64::consts::PI / (2.0 * KN / m).sqrt();
+    let dt = t_contact / 20_000.0;
+    let (mut sim, g, _) = linear_sim(dt, [KN, KN, 0.5, 0.0, 0.0]);
+    let v = 0.05;
+    sim.add_ball(ball(Vec3::new(-RADIUS - 40_000.0 * dt * v * 0.5, 0.0, 0.0), Vec3::new(v, 0.0, 0.0), g)).unwrap();
+    sim.add_ball(ball(Vec3::new(RADIUS + 40_000.0 * dt * v * 0.5, 0.0, 0.0), Vec3::new(-v, 0.0, 0.0), g)).unwrap();
+    sim.prepare().unwrap();
+    let p0 = sim.balls.momentum();
+    let scale = m * v;
+    let energy = |sim: &Simulation| -> f64 {
+        // Centred velocities v(t) = v(t - dt/2) + F/m dt/2 make the kinetic
+        // energy consistent with the strain energy at the same instant.
+        let b = &sim.balls;
+        let mut ke = 0.0;
+        for i in 0..b.len() {
+            let vc = b.vel[i] + b.force[i] / b.mass[i] * (0.5 * dt);
+            let wc = b.spin[i] + b.moment[i] / b.inertia[i] * (0.5 * dt);
+            ke += 0.5 * b.mass[i] * vc.length_squared() + 0.5 * b.inertia[i] * wc.length_squared();
+        }
+        let st = &sim.models[0].store;
+        let strain: f64 = (0..st.len()).map(|k| st.state[k * st.n_state + 3]).sum();
+        ke + strain
+    };
+    let e0 = energy(&sim);
+    let mut worst: f64 = 0.0;
+    let mut max_active = 0;
+    for _ in 0..100_000 {
+        sim.cycle().unwrap();
+        let p = sim.balls.momentum();
+        assert!((p - p0).length() <= 1e-12 * scale, "momentum drift {:e}", (p - p0).length() / scale);
+        worst = worst.max((energy(&sim) - e0).abs() / e0);
+        max_active = max_active.max(sim.n_active());
+    }
+    assert_eq!(max_active, 1, "the balls must have collided");
+    assert!(sim.balls.vel[0].x < 0.0, "ball 1 must rebound");
+    assert!(worst < 1e-6, "energy drift {worst:e}");
+}
+
+#[test]
+fn forces_balance_between_ends() {
+    // A random cluster of overlapping balls pressed on a tilted wall: the
+    // sum of all forces and of all moments (about the origin) on balls and
+    // wall vanishes, because each contact applies +F and -F.
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+    for case in 0..50 {
+        let (mut sim, g, w) = linear_sim(1e-6, [KN, 0.5 * KN, 0.4, 0.2, 0.1]);
+        for _ in 0..8 {
+            let p = Vec3::new(rng.random_range(-0.02..0.02), rng.random_range(-0.02..0.02), rng.random_range(0.0..0.02));
+            let v = Vec3::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0));
+            let mut b = ball(p, v, g);
+            b.spin = Vec3::new(rng.random_range(-50.0..50.0), rng.random_range(-50.0..50.0), rng.random_range(-50.0..50.0));
+            sim.add_ball(b).unwrap();
+        }
+        let (v, t) = flat_mesh(0.05, 3);
+        let v: Vec<[f64; 3]> = v.iter().map(|p| [p[0], p[1], 0.3 * p[0] + 0.005]).collect();
+        let mut wall = Wall::new("tilted", &v, &t, None).unwrap();
+        wall.motion = RigidMotion { velocity: Vec3::new(0.0, 0.0, 0.5), spin: Vec3::new(1.0, -2.0, 0.5) };
+        sim.add_wall(wall, w);
+        sim.prepare().unwrap();
+        for _ in 0..20 {
+            sim.cycle().unwrap();
+        }
+        let b = &sim.balls;
+        let wall = &sim.walls[0];
+        let mut f = wall.force;
+        let mut mo = wall.moment + wall.centre.cross(wall.force);
+        let mut scale: f64 = wall.force.length();
+        for i in 0..b.len() {
+            f += b.force[i];
+            mo += b.moment[i] + b.pos[i].cross(b.force[i]);
+            scale = scale.max(b.force[i].length());
+        }
+        assert!(scale > 0.0, "case {case}: no contact force at all");
+        assert!(f.length() <= 1e-12 * scale, "case {case}: net force {f}");
+        assert!(mo.length() <= 1e-12 * scale * 0.1, "case {case}: net moment {mo}");
+    }
+}
+
+#[test]
+fn rotating_wall_keeps_its_shape_and_reports_contact_forces() {
+    let (mut sim, g, w) = linear_sim(1e-5, [KN, 0.5 * KN, 0.5, 0.0, 0.0]);
+    let (v, t) = flat_mesh(0.05, 4);
+    let mut wall = Wall::new("spinner", &v, &t, Some(Vec3::ZERO)).unwrap();
+    wall.motion = RigidMotion { velocity: Vec3::new(1e-3, 0.0, 0.0), spin: Vec3::new(0.3, 1.7, -2.9) };
+    let initial = wall.vertices.clone();
+    sim.add_wall(wall, w);
+    // A ball that the wall sweeps into and pushes around.
+    let mut b = ball(Vec3::new(0.01, 0.0, RADIUS * 0.9), Vec3::ZERO, g);
+    b.damping = 0.7;
+    sim.add_ball(b).unwrap();
+    sim.prepare().unwrap();
+    let mut checked_force = false;
+    for step in 0..100_000 {
+        sim.cycle().unwrap();
+        let wall = &sim.walls[0];
+        if step % 1000 == 999 || step == 0 {
+            for i in 0..initial.len() {
+                for j in i + 1..initial.len() {
+                    let d0 = (initial[i] - initial[j]).length();
+                    let d = (wall.vertices[i] - wall.vertices[j]).length();
+                    assert!((d - d0).abs() <= 1e-12 * d0, "step {step}: distance {i}-{j} changed by {:e}", d - d0);
+                }
+            }
+        }
+        // The only ball touches only this wall: what the wall feels is
+        // minus what the ball feels.
+        let bf = sim.balls.force[0];
+        if bf.length() > 0.0 {
+            checked_force = true;
+            assert!((wall.force + bf).length() <= 1e-12 * bf.length());
+        }
+    }
+    assert!(checked_force, "the ball never touched the wall");
+}

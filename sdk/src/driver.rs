@@ -55,7 +55,7 @@ fn check_lengths(
 ) -> Result<(), String> {
     let per_contact = ctx.n_state as usize;
     let per_set = ctx.n_props as usize;
-    if per_set > 0 && ctx.props.len() % per_set != 0 {
+    if per_set > 0 && !ctx.props.len().is_multiple_of(per_set) {
         return Err(format!(
             "{} property values do not form sets of {per_set}",
             ctx.props.len()
@@ -83,7 +83,7 @@ pub extern "C" fn run_batch<M: ContactModel>(
         let n_props = ctx.n_props as usize;
         let n_state = ctx.n_state as usize;
         check_lengths(ctx, inputs.len(), state.len(), outputs.len())?;
-        let n_sets = if n_props == 0 { 1 } else { ctx.props.len() / n_props };
+        let n_sets = ctx.props.len().checked_div(n_props).unwrap_or(1);
         let models: Vec<M> = (0..n_sets)
             .map(|k| M::from_props(&ctx.props[k * n_props..(k + 1) * n_props]))
             .collect();
@@ -92,7 +92,10 @@ pub extern "C" fn run_batch<M: ContactModel>(
         for (i, input) in inputs.iter().enumerate() {
             current.set(i);
             let model = models.get(input.prop_set as usize).ok_or_else(|| {
-                format!("property set {} out of range ({n_sets} sets)", input.prop_set)
+                format!(
+                    "property set {} out of range ({n_sets} sets)",
+                    input.prop_set
+                )
             })?;
             let slots = &mut state[i * n_state..(i + 1) * n_state];
             model.force_displacement(ctx.dt, input, slots, &mut outputs[i]);

@@ -75,7 +75,14 @@ pub fn initial_s(n: Vec3) -> Vec3 {
 /// # References
 /// Itasca, PFC 6 documentation, "Contact Resolution", eq. (5).
 #[inline]
-pub fn rotate_frame(s_old: Vec3, n_old: Vec3, n: Vec3, w1: Vec3, w2: Vec3, dt: f64) -> (Vec3, Vec3) {
+pub fn rotate_frame(
+    s_old: Vec3,
+    n_old: Vec3,
+    n: Vec3,
+    w1: Vec3,
+    w2: Vec3,
+    dt: f64,
+) -> (Vec3, Vec3) {
     let s1 = s_old - s_old.cross(n_old.cross(n));
     let wt = n * (0.5 * (w1 + w2).dot(n));
     let s2 = s1 - s1.cross(wt * dt);
@@ -94,7 +101,13 @@ pub fn rotate_frame(s_old: Vec3, n_old: Vec3, n: Vec3, w1: Vec3, w2: Vec3, dt: f
 /// `w2 - w1` split into twist (along n) and bend (on the plane); every rate
 /// times `dt`.
 #[inline]
-pub fn increments(plane: &Plane, e1: &EndMotion, e2: &EndMotion, dt: f64, input: &mut ContactInput) {
+pub fn increments(
+    plane: &Plane,
+    e1: &EndMotion,
+    e2: &EndMotion,
+    dt: f64,
+    input: &mut ContactInput,
+) {
     let dv = e2.velocity_at(plane.xc) - e1.velocity_at(plane.xc);
     let vn = dv.dot(plane.n);
     let vs = dv - plane.n * vn;
@@ -201,7 +214,15 @@ impl ContactStore {
     }
 
     /// Appends a contact with zeroed state; returns its slot.
-    pub fn push(&mut self, id: u64, end1: u32, end2: u32, prop_set: u32, mass: f64, radius: [f64; 2]) -> usize {
+    pub fn push(
+        &mut self,
+        id: u64,
+        end1: u32,
+        end2: u32,
+        prop_set: u32,
+        mass: f64,
+        radius: [f64; 2],
+    ) -> usize {
         self.id.push(id);
         self.end1.push(end1);
         self.end2.push(end2);
@@ -210,7 +231,12 @@ impl ContactStore {
             mass,
             radius,
             prop_set,
-            flags: flags::NEW | if end2 & crate::cellspace::FACET != 0 { flags::END2_FACET } else { 0 },
+            flags: flags::NEW
+                | if end2 & crate::cellspace::FACET != 0 {
+                    flags::END2_FACET
+                } else {
+                    0
+                },
             ..Default::default()
         });
         self.output.push(ContactOutput::default());
@@ -244,7 +270,11 @@ mod tests {
 
     fn unit(rng: &mut ChaCha8Rng) -> Vec3 {
         loop {
-            let v = Vec3::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0));
+            let v = Vec3::new(
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+            );
             let l = v.length();
             if l > 0.1 && l < 1.0 {
                 return v / l;
@@ -290,8 +320,16 @@ mod tests {
             t: Vec3::Y,
             ..Default::default()
         };
-        let e1 = EndMotion { x: Vec3::new(0.0, 0.0, -1.0), v: Vec3::ZERO, w: Vec3::new(0.0, 0.0, -3.0) };
-        let e2 = EndMotion { x: Vec3::new(0.0, 0.0, 1.0), v: Vec3::ZERO, w: Vec3::new(0.0, 0.0, 2.0) };
+        let e1 = EndMotion {
+            x: Vec3::new(0.0, 0.0, -1.0),
+            v: Vec3::ZERO,
+            w: Vec3::new(0.0, 0.0, -3.0),
+        };
+        let e2 = EndMotion {
+            x: Vec3::new(0.0, 0.0, 1.0),
+            v: Vec3::ZERO,
+            w: Vec3::new(0.0, 0.0, 2.0),
+        };
         let mut input = ContactInput::default();
         increments(&plane, &e1, &e2, 0.01, &mut input);
         assert!((input.theta_t - 0.05).abs() < 1e-15);
@@ -307,12 +345,26 @@ mod tests {
         // the surface velocities agree, so the shear increment vanishes
         // while the relative rotation shows up as bend.
         let r = 0.5;
-        let plane = Plane { xc: Vec3::ZERO, n: Vec3::Z, s: Vec3::X, t: Vec3::Y, ..Default::default() };
-        let e1 = EndMotion { x: Vec3::new(0.0, 0.0, -r), v: Vec3::ZERO, w: Vec3::ZERO };
+        let plane = Plane {
+            xc: Vec3::ZERO,
+            n: Vec3::Z,
+            s: Vec3::X,
+            t: Vec3::Y,
+            ..Default::default()
+        };
+        let e1 = EndMotion {
+            x: Vec3::new(0.0, 0.0, -r),
+            v: Vec3::ZERO,
+            w: Vec3::ZERO,
+        };
         let w = Vec3::new(0.0, 4.0, 0.0);
         // Contact point of ball 2 is at -r z from its centre: v + w x (-r z) = 0.
         let v = -w.cross(Vec3::new(0.0, 0.0, -r));
-        let e2 = EndMotion { x: Vec3::new(0.0, 0.0, r), v, w };
+        let e2 = EndMotion {
+            x: Vec3::new(0.0, 0.0, r),
+            v,
+            w,
+        };
         let mut input = ContactInput::default();
         increments(&plane, &e1, &e2, 0.001, &mut input);
         assert!(input.delta_s[0].abs() < 1e-15 && input.delta_s[1].abs() < 1e-15);

@@ -38,7 +38,11 @@ pub fn random_balls(
     let r_max_all = existing.iter().map(|e| e.1).fold(r_max, f64::max);
     let cell = 2.0 * r_max_all;
     let key = |p: Vec3| -> (i64, i64, i64) {
-        ((p.x / cell).floor() as i64, (p.y / cell).floor() as i64, (p.z / cell).floor() as i64)
+        (
+            (p.x / cell).floor() as i64,
+            (p.y / cell).floor() as i64,
+            (p.z / cell).floor() as i64,
+        )
     };
     let mut grid: FxHashMap<(i64, i64, i64), Vec<usize>> = FxHashMap::default();
     let mut placed: Vec<(Vec3, f64)> = existing.to_vec();
@@ -60,14 +64,28 @@ pub fn random_balls(
         let lo = region.min + Vec3::splat(r);
         let hi = region.max - Vec3::splat(r);
         if lo.cmpgt(hi).any() {
-            return Err(format!("a ball of radius {r} m does not fit in the region at all"));
+            return Err(format!(
+                "a ball of radius {r} m does not fit in the region at all"
+            ));
         }
         let mut done = false;
         for _ in 0..max_attempts {
             let p = Vec3::new(
-                if lo.x < hi.x { rng.random_range(lo.x..hi.x) } else { lo.x },
-                if lo.y < hi.y { rng.random_range(lo.y..hi.y) } else { lo.y },
-                if lo.z < hi.z { rng.random_range(lo.z..hi.z) } else { lo.z },
+                if lo.x < hi.x {
+                    rng.random_range(lo.x..hi.x)
+                } else {
+                    lo.x
+                },
+                if lo.y < hi.y {
+                    rng.random_range(lo.y..hi.y)
+                } else {
+                    lo.y
+                },
+                if lo.z < hi.z {
+                    rng.random_range(lo.z..hi.z)
+                } else {
+                    lo.z
+                },
             );
             let (cx, cy, cz) = key(p);
             let mut free = true;
@@ -106,7 +124,12 @@ pub fn random_balls(
 /// A simple cubic lattice with the given spacing filling `region` (centres
 /// from `min + spacing/2` on, every ball wholly inside), or exactly
 /// `counts` balls per axis from there when given.
-pub fn lattice_balls(radius: f64, spacing: f64, region: Aabb, counts: Option<[usize; 3]>) -> Vec<(Vec3, f64)> {
+pub fn lattice_balls(
+    radius: f64,
+    spacing: f64,
+    region: Aabb,
+    counts: Option<[usize; 3]>,
+) -> Vec<(Vec3, f64)> {
     let ext = region.max - region.min;
     let fit = |e: f64| -> usize {
         if e < 2.0 * radius {
@@ -121,7 +144,10 @@ pub fn lattice_balls(radius: f64, spacing: f64, region: Aabb, counts: Option<[us
     for i in 0..nx {
         for j in 0..ny {
             for k in 0..nz {
-                out.push((start + Vec3::new(i as f64, j as f64, k as f64) * spacing, radius));
+                out.push((
+                    start + Vec3::new(i as f64, j as f64, k as f64) * spacing,
+                    radius,
+                ));
             }
         }
     }
@@ -134,29 +160,43 @@ mod tests {
 
     #[test]
     fn random_balls_do_not_overlap_and_stay_inside() {
-        let region = Aabb { min: Vec3::ZERO, max: Vec3::splat(0.02) };
-        let balls = random_balls(500, RadiusDist::Uniform(5e-4, 1e-3), region, 3, 1000, &[]).unwrap();
+        let region = Aabb {
+            min: Vec3::ZERO,
+            max: Vec3::splat(0.02),
+        };
+        let balls =
+            random_balls(500, RadiusDist::Uniform(5e-4, 1e-3), region, 3, 1000, &[]).unwrap();
         assert_eq!(balls.len(), 500);
         for (i, &(p, r)) in balls.iter().enumerate() {
-            assert!(p.cmpge(region.min + Vec3::splat(r)).all() && p.cmple(region.max - Vec3::splat(r)).all());
+            assert!(
+                p.cmpge(region.min + Vec3::splat(r)).all()
+                    && p.cmple(region.max - Vec3::splat(r)).all()
+            );
             for &(q, s) in &balls[..i] {
                 assert!((p - q).length() >= r + s);
             }
         }
-        let again = random_balls(500, RadiusDist::Uniform(5e-4, 1e-3), region, 3, 1000, &[]).unwrap();
+        let again =
+            random_balls(500, RadiusDist::Uniform(5e-4, 1e-3), region, 3, 1000, &[]).unwrap();
         assert_eq!(balls, again);
     }
 
     #[test]
     fn impossible_packing_is_refused() {
-        let region = Aabb { min: Vec3::ZERO, max: Vec3::splat(0.01) };
+        let region = Aabb {
+            min: Vec3::ZERO,
+            max: Vec3::splat(0.01),
+        };
         let err = random_balls(10_000, RadiusDist::Fixed(1e-3), region, 1, 50, &[]).unwrap_err();
         assert!(err.contains("cannot fit 10000 balls"), "{err}");
     }
 
     #[test]
     fn lattice_fills_region() {
-        let region = Aabb { min: Vec3::ZERO, max: Vec3::new(0.01, 0.01, 0.004) };
+        let region = Aabb {
+            min: Vec3::ZERO,
+            max: Vec3::new(0.01, 0.01, 0.004),
+        };
         let balls = lattice_balls(1e-3, 2e-3, region, None);
         assert_eq!(balls.len(), 5 * 5 * 2);
         assert!(balls.iter().all(|(p, r)| p.z + r <= 0.004 + 1e-15));

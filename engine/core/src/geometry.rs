@@ -174,13 +174,34 @@ mod tests {
     #[test]
     fn regions_of_a_unit_triangle() {
         let (a, b, c) = (Vec3::ZERO, Vec3::X, Vec3::Y);
-        assert_eq!(closest_point_triangle(Vec3::new(0.2, 0.2, 1.0), a, b, c).1, Region::Face);
-        assert_eq!(closest_point_triangle(Vec3::new(0.5, -1.0, 0.0), a, b, c).1, Region::Edge(0));
-        assert_eq!(closest_point_triangle(Vec3::new(1.0, 1.0, 0.0), a, b, c).1, Region::Edge(1));
-        assert_eq!(closest_point_triangle(Vec3::new(-1.0, 0.5, 0.0), a, b, c).1, Region::Edge(2));
-        assert_eq!(closest_point_triangle(Vec3::new(-1.0, -1.0, 0.0), a, b, c).1, Region::Vertex(0));
-        assert_eq!(closest_point_triangle(Vec3::new(2.0, -0.1, 0.0), a, b, c).1, Region::Vertex(1));
-        assert_eq!(closest_point_triangle(Vec3::new(-0.1, 2.0, 0.0), a, b, c).1, Region::Vertex(2));
+        assert_eq!(
+            closest_point_triangle(Vec3::new(0.2, 0.2, 1.0), a, b, c).1,
+            Region::Face
+        );
+        assert_eq!(
+            closest_point_triangle(Vec3::new(0.5, -1.0, 0.0), a, b, c).1,
+            Region::Edge(0)
+        );
+        assert_eq!(
+            closest_point_triangle(Vec3::new(1.0, 1.0, 0.0), a, b, c).1,
+            Region::Edge(1)
+        );
+        assert_eq!(
+            closest_point_triangle(Vec3::new(-1.0, 0.5, 0.0), a, b, c).1,
+            Region::Edge(2)
+        );
+        assert_eq!(
+            closest_point_triangle(Vec3::new(-1.0, -1.0, 0.0), a, b, c).1,
+            Region::Vertex(0)
+        );
+        assert_eq!(
+            closest_point_triangle(Vec3::new(2.0, -0.1, 0.0), a, b, c).1,
+            Region::Vertex(1)
+        );
+        assert_eq!(
+            closest_point_triangle(Vec3::new(-0.1, 2.0, 0.0), a, b, c).1,
+            Region::Vertex(2)
+        );
         for k in 0..7u8 {
             assert_eq!(Region::from_code(k).code(), k);
         }

@@ -28,6 +28,13 @@ use rustc_hash::FxHashMap;
 use talus_sdk::abi_stable::std_types::{RSlice, RSliceMut};
 use talus_sdk::{flags, BatchContext, ContactInput, ContactOutput, ModelEntry, STATUS_INACTIVE};
 
+/// One chunk of a model's contacts as the parallel iterator yields it:
+/// chunk index, inputs, outputs and state block.
+type ChunkArgs<'a> = (
+    usize,
+    ((&'a [ContactInput], &'a mut [ContactOutput]), &'a mut [f64]),
+);
+
 /// Contacts per plugin call (and per parallel work item).
 pub const BATCH: usize = 1024;
 
@@ -186,17 +193,31 @@ impl Simulation {
     pub fn add_ball(&mut self, b: BallInit) -> Result<u64, SetupError> {
         let id = self.balls.len() as u64 + 1;
         if !(b.radius > 0.0 && b.radius.is_finite()) {
-            return Err(SetupError::Ball { id, message: format!("radius must be positive, got {}", b.radius) });
+            return Err(SetupError::Ball {
+                id,
+                message: format!("radius must be positive, got {}", b.radius),
+            });
         }
         if !(b.density > 0.0 && b.density.is_finite()) {
-            return Err(SetupError::Ball { id, message: format!("density must be positive, got {}", b.density) });
+            return Err(SetupError::Ball {
+                id,
+                message: format!("density must be positive, got {}", b.density),
+            });
         }
         if !b.pos.is_finite() || !b.velocity.is_finite() || !b.spin.is_finite() {
-            return Err(SetupError::Ball { id, message: "position or velocity is not finite".into() });
+            return Err(SetupError::Ball {
+                id,
+                message: "position or velocity is not finite".into(),
+            });
         }
         let index = self.balls.push(b);
-        let group = self.groups.get(b.group as usize).cloned().unwrap_or_default();
-        self.world.spawn((BodyRef::Ball(index as u32), GroupName(group)));
+        let group = self
+            .groups
+            .get(b.group as usize)
+            .cloned()
+            .unwrap_or_default();
+        self.world
+            .spawn((BodyRef::Ball(index as u32), GroupName(group)));
         Ok(id)
     }
 
@@ -235,17 +256,28 @@ impl Simulation {
 
     /// Assigns `model` with property values `props` (descriptor order) to
     /// contacts between groups `g1` and `g2`.
-    pub fn assign(&mut self, g1: u16, g2: u16, model: usize, props: Vec<f64>) -> Result<(), SetupError> {
+    pub fn assign(
+        &mut self,
+        g1: u16,
+        g2: u16,
+        model: usize,
+        props: Vec<f64>,
+    ) -> Result<(), SetupError> {
         let m = &mut self.models[model];
         if props.len() != m.n_props {
             return Err(SetupError::Model {
                 model: m.name.clone(),
-                message: format!("expected {} property values, got {}", m.n_props, props.len()),
+                message: format!(
+                    "expected {} property values, got {}",
+                    m.n_props,
+                    props.len()
+                ),
             });
         }
         let set = (m.props.len() / m.n_props.max(1)) as u32;
         m.props.extend_from_slice(&props);
-        self.assignment.insert((g1.min(g2), g1.max(g2)), (model as u16, set));
+        self.assignment
+            .insert((g1.min(g2), g1.max(g2)), (model as u16, set));
         Ok(())
     }
 
@@ -258,7 +290,13 @@ impl Simulation {
     pub fn n_active(&self) -> usize {
         self.models
             .iter()
-            .map(|m| m.store.output.iter().filter(|o| o.status == talus_sdk::STATUS_ACTIVE).count())
+            .map(|m| {
+                m.store
+                    .output
+                    .iter()
+                    .filter(|o| o.status == talus_sdk::STATUS_ACTIVE)
+                    .count()
+            })
             .sum()
     }
 
@@ -310,7 +348,7 @@ impl Simulation {
     /// the timestep bound of balls without contacts.
     fn probe_models(&mut self) -> Result<(), SetupError> {
         for m in &mut self.models {
-            let n_sets = if m.n_props == 0 { 1 } else { m.props.len() / m.n_props };
+            let n_sets = m.props.len().checked_div(m.n_props).unwrap_or(1);
             let n_state = m.store.n_state;
             let inputs: Vec<ContactInput> = (0..n_sets)
                 .map(|k| ContactInput {
@@ -337,7 +375,10 @@ impl Simulation {
                 RSliceMut::from_mut_slice(&mut out),
             );
             if let Err(e) = r.into_result() {
-                return Err(SetupError::Model { model: m.name.clone(), message: e.message.to_string() });
+                return Err(SetupError::Model {
+                    model: m.name.clone(),
+                    message: e.message.to_string(),
+                });
             }
             m.probe_stiffness = out.iter().map(|o| o.stiffness[0]).collect();
         }
@@ -352,7 +393,13 @@ impl Simulation {
             let mut k: f64 = 0.0;
             for (&(a, b), &(m, set)) in &self.assignment {
                 if a == g || b == g {
-                    k = k.max(self.models[m as usize].probe_stiffness.get(set as usize).copied().unwrap_or(0.0));
+                    k = k.max(
+                        self.models[m as usize]
+                            .probe_stiffness
+                            .get(set as usize)
+                            .copied()
+                            .unwrap_or(0.0),
+                    );
                 }
             }
             if k > 0.0 {
@@ -376,7 +423,10 @@ impl Simulation {
             }
         }
         if domain.min.x > domain.max.x {
-            domain = Aabb { min: Vec3::ZERO, max: Vec3::ONE };
+            domain = Aabb {
+                min: Vec3::ZERO,
+                max: Vec3::ONE,
+            };
         }
         if !r_min.is_finite() {
             r_min = 1.0;
@@ -410,7 +460,11 @@ impl Simulation {
             .with_min_len(4096)
             .map(|i| {
                 let k = b.stiffness[i];
-                let d = if k > 0.0 { (b.mass[i] / k).sqrt() } else { f64::INFINITY };
+                let d = if k > 0.0 {
+                    (b.mass[i] / k).sqrt()
+                } else {
+                    f64::INFINITY
+                };
                 d.min(self.dt_free[i])
             })
             .reduce(|| f64::INFINITY, f64::min);
@@ -495,7 +549,11 @@ impl Simulation {
             .min()
             .unwrap_or(usize::MAX);
         if first_bad != usize::MAX {
-            return Err(StepError::NonFinite { ball: first_bad as u64 + 1, what: "position or velocity", step: self.step });
+            return Err(StepError::NonFinite {
+                ball: first_bad as u64 + 1,
+                what: "position or velocity",
+                step: self.step,
+            });
         }
         Ok(())
     }
@@ -503,7 +561,9 @@ impl Simulation {
     /// Contact detection: re-bin moved pieces, drop contacts whose cell
     /// extents separated, create contacts for new candidate pairs.
     fn detect(&mut self) {
-        let Some(cells) = self.cells.as_mut() else { return };
+        let Some(cells) = self.cells.as_mut() else {
+            return;
+        };
         for i in 0..self.balls.len() {
             cells.update_ball(i, Aabb::of_sphere(self.balls.pos[i], self.balls.radius[i]));
         }
@@ -580,20 +640,48 @@ impl Simulation {
                 .for_each(|(k, (plane, input))| {
                     let a = end1[k] as usize;
                     let b = end2[k];
-                    let e1 = EndMotion { x: balls.pos[a], v: balls.vel[a], w: balls.spin[a] };
+                    let e1 = EndMotion {
+                        x: balls.pos[a],
+                        v: balls.vel[a],
+                        w: balls.spin[a],
+                    };
                     let (n, gap, xc, e2, region) = if b & FACET != 0 {
                         let (wi, f) = owner[(b & !FACET) as usize];
                         let wall = &walls[wi as usize];
                         let [p, q, r] = wall.corners(f as usize);
                         let (xf, region) = closest_point_triangle(e1.x, p, q, r);
-                        let (n, gap, xc) = contact::plane_ball_facet(e1.x, balls.radius[a], xf, wall.normals[f as usize]);
-                        let e2 = EndMotion { x: wall.centre, v: wall.motion.velocity, w: wall.motion.spin };
+                        let (n, gap, xc) = contact::plane_ball_facet(
+                            e1.x,
+                            balls.radius[a],
+                            xf,
+                            wall.normals[f as usize],
+                        );
+                        let e2 = EndMotion {
+                            x: wall.centre,
+                            v: wall.motion.velocity,
+                            w: wall.motion.spin,
+                        };
                         (n, gap, xc, e2, region.code())
                     } else {
                         let b = b as usize;
-                        let (n, gap, xc) =
-                            contact::plane_ball_ball(e1.x, balls.radius[a], balls.pos[b], balls.radius[b], plane.n);
-                        (n, gap, xc, EndMotion { x: balls.pos[b], v: balls.vel[b], w: balls.spin[b] }, 0)
+                        let (n, gap, xc) = contact::plane_ball_ball(
+                            e1.x,
+                            balls.radius[a],
+                            balls.pos[b],
+                            balls.radius[b],
+                            plane.n,
+                        );
+                        (
+                            n,
+                            gap,
+                            xc,
+                            EndMotion {
+                                x: balls.pos[b],
+                                v: balls.vel[b],
+                                w: balls.spin[b],
+                            },
+                            0,
+                        )
                     };
                     contact::update_frame(plane, n, e1.w, e2.w, dt);
                     plane.xc = xc;
@@ -619,7 +707,15 @@ impl Simulation {
                 let b = st.end2[k];
                 if b & FACET != 0 && st.plane[k].gap < 0.0 {
                     let (w, f) = self.facet_owner[(b & !FACET) as usize];
-                    rows.push((st.end1[k], w, st.plane[k].gap, f, st.plane[k].region, mi as u16, k as u32));
+                    rows.push((
+                        st.end1[k],
+                        w,
+                        st.plane[k].gap,
+                        f,
+                        st.plane[k].region,
+                        mi as u16,
+                        k as u32,
+                    ));
                 }
             }
         }
@@ -627,7 +723,10 @@ impl Simulation {
             return;
         }
         rows.sort_unstable_by(|x, y| {
-            (x.0, x.1).cmp(&(y.0, y.1)).then(x.2.total_cmp(&y.2)).then(x.3.cmp(&y.3))
+            (x.0, x.1)
+                .cmp(&(y.0, y.1))
+                .then(x.2.total_cmp(&y.2))
+                .then(x.3.cmp(&y.3))
         });
         let mut start = 0;
         let mut parent: Vec<usize> = Vec::new();
@@ -661,9 +760,9 @@ impl Simulation {
                         }
                     }
                 }
-                for i in 0..group.len() {
+                for (i, row) in group.iter().enumerate() {
                     if root(&mut parent, i) != i {
-                        let (m, k) = (group[i].5 as usize, group[i].6 as usize);
+                        let (m, k) = (row.5 as usize, row.6 as usize);
                         self.models[m].store.input[k].flags |= flags::SUPPRESSED;
                     }
                 }
@@ -686,14 +785,16 @@ impl Simulation {
                 n_state: n_state as u32,
             };
             let batch = m.entry.batch;
-            let call = |(c, ((inp, out), state)): (usize, ((&[ContactInput], &mut [ContactOutput]), &mut [f64]))| {
+            let call = |(c, ((inp, out), state)): ChunkArgs<'_>| {
                 let r = batch(
                     &ctx,
                     RSlice::from_slice(inp),
                     RSliceMut::from_mut_slice(state),
                     RSliceMut::from_mut_slice(out),
                 );
-                r.into_result().err().map(|e| (c * BATCH + e.index as usize, e.message.to_string()))
+                r.into_result()
+                    .err()
+                    .map(|e| (c * BATCH + e.index as usize, e.message.to_string()))
             };
             let errors: Option<(usize, String)> = if n_state > 0 {
                 st.input
@@ -714,7 +815,12 @@ impl Simulation {
                     .reduce(|| None, |x, y| x.or(y))
             };
             if let Some((k, message)) = errors {
-                return Err(StepError::Model { model: m.name.clone(), contact: st.id[k.min(st.len() - 1)], step, message });
+                return Err(StepError::Model {
+                    model: m.name.clone(),
+                    contact: st.id[k.min(st.len() - 1)],
+                    step,
+                    message,
+                });
             }
         }
         Ok(())
@@ -742,7 +848,11 @@ impl Simulation {
                 let f = p.n * o.force[0] + p.s * o.force[1] + p.t * o.force[2];
                 let mo = p.n * o.moment[0] + p.s * o.moment[1] + p.t * o.moment[2];
                 if !(f.is_finite() && mo.is_finite()) {
-                    return Err(StepError::NonFiniteForce { contact: st.id[k], model: m.name.clone(), step: self.step });
+                    return Err(StepError::NonFiniteForce {
+                        contact: st.id[k],
+                        model: m.name.clone(),
+                        step: self.step,
+                    });
                 }
                 let a = st.end1[k] as usize;
                 let e2 = st.end2[k];

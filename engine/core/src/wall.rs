@@ -94,7 +94,9 @@ impl Wall {
         let mut normals = Vec::with_capacity(facets.len());
         for (i, f) in facets.iter().enumerate() {
             if f.iter().any(|&v| v as usize >= verts.len()) {
-                return Err(bad(format!("facet {i} refers to a vertex that does not exist")));
+                return Err(bad(format!(
+                    "facet {i} refers to a vertex that does not exist"
+                )));
             }
             if f[0] == f[1] || f[1] == f[2] || f[0] == f[2] {
                 return Err(bad(format!("facet {i} repeats a vertex")));
@@ -105,8 +107,9 @@ impl Wall {
             }
             normals.push(n);
         }
-        // Edge map: undirected edge -> (facet, edge index, direction).
-        let mut edges: FxHashMap<(u32, u32), Vec<(u32, u8, bool)>> = FxHashMap::default();
+        // Undirected edge -> users as (facet, edge index, runs low to high).
+        type EdgeUsers = Vec<(u32, u8, bool)>;
+        let mut edges: FxHashMap<(u32, u32), EdgeUsers> = FxHashMap::default();
         for (i, f) in facets.iter().enumerate() {
             for k in 0..3 {
                 let (a, b) = (f[k], f[(k + 1) % 3]);

@@ -49,7 +49,11 @@ fn flat_mesh(h: f64, n: usize) -> (Vec<[f64; 3]>, Vec<[u32; 3]>) {
     let mut v = Vec::new();
     for j in 0..=n {
         for i in 0..=n {
-            v.push([-h + 2.0 * h * i as f64 / n as f64, -h + 2.0 * h * j as f64 / n as f64, 0.0]);
+            v.push([
+                -h + 2.0 * h * i as f64 / n as f64,
+                -h + 2.0 * h * j as f64 / n as f64,
+                0.0,
+            ]);
         }
     }
     let id = |i: usize, j: usize| (j * (n + 1) + i) as u32;
@@ -74,7 +78,11 @@ fn closed_form(zeta: f64, wn: f64) -> (f64, f64) {
     let q = (1.0 - zeta * zeta).sqrt();
     let wd = wn * q;
     let theta = (-2.0 * zeta * q).atan2(1.0 - 2.0 * zeta * zeta);
-    let theta = if theta < 0.0 { theta + std::f64::consts::PI } else { theta };
+    let theta = if theta < 0.0 {
+        theta + std::f64::consts::PI
+    } else {
+        theta
+    };
     let e = (-zeta * theta / q).exp() * (theta.cos() - zeta / q * theta.sin()).abs();
     let tp = q.atan2(zeta);
     let peak = (-zeta * tp / q).exp() * tp.sin() / wd;
@@ -93,7 +101,8 @@ fn drop_on(mesh: (Vec<[f64; 3]>, Vec<[u32; 3]>), start: Vec3, zeta: f64) -> Impa
     let dt = t_contact / 2000.0;
     let (mut sim, g, w) = linear_sim(dt, [KN, 0.0, 0.0, zeta, 0.0]);
     let v0 = 0.1;
-    sim.add_ball(ball(start, Vec3::new(0.0, 0.0, -v0), g)).unwrap();
+    sim.add_ball(ball(start, Vec3::new(0.0, 0.0, -v0), g))
+        .unwrap();
     let wall = Wall::new("floor", &mesh.0, &mesh.1, None).unwrap();
     sim.add_wall(wall, w);
     sim.prepare().unwrap();
@@ -113,7 +122,10 @@ fn drop_on(mesh: (Vec<[f64; 3]>, Vec<[u32; 3]>), start: Vec3, zeta: f64) -> Impa
         }
     }
     assert!(touched);
-    Impact { restitution: sim.balls.vel[0].z / v0, peak_overlap: peak / v0 }
+    Impact {
+        restitution: sim.balls.vel[0].z / v0,
+        peak_overlap: peak / v0,
+    }
 }
 
 #[test]
@@ -123,18 +135,33 @@ fn restitution_and_peak_overlap_match_closed_form_on_one_and_200_facets() {
     let (e, peak) = closed_form(zeta, wn);
     let start = Vec3::new(0.0123, -0.0071, RADIUS + 0.001);
     // One big facet containing the impact point.
-    let single = (vec![[-1.0, -1.0, 0.0], [1.0, -1.0, 0.0], [0.0, 1.0, 0.0]], vec![[0u32, 1, 2]]);
+    let single = (
+        vec![[-1.0, -1.0, 0.0], [1.0, -1.0, 0.0], [0.0, 1.0, 0.0]],
+        vec![[0u32, 1, 2]],
+    );
     let a = drop_on(single, start, zeta);
     let b = drop_on(flat_mesh(0.05, 10), start, zeta);
     for r in [&a, &b] {
-        assert!((r.restitution - e).abs() / e < 0.01, "restitution {} vs closed form {e}", r.restitution);
-        assert!((r.peak_overlap - peak).abs() / peak < 0.01, "peak {} vs {peak}", r.peak_overlap);
+        assert!(
+            (r.restitution - e).abs() / e < 0.01,
+            "restitution {} vs closed form {e}",
+            r.restitution
+        );
+        assert!(
+            (r.peak_overlap - peak).abs() / peak < 0.01,
+            "peak {} vs {peak}",
+            r.peak_overlap
+        );
     }
     assert!((a.restitution - b.restitution).abs() < 1e-9 * a.restitution);
     assert!((a.peak_overlap - b.peak_overlap).abs() < 1e-9 * a.peak_overlap);
     // Impact on a vertex shared by six facets of the fine mesh: the
     // associative logic leaves one active contact and the same rebound.
-    let c = drop_on(flat_mesh(0.05, 10), Vec3::new(0.0, 0.0, RADIUS + 0.001), zeta);
+    let c = drop_on(
+        flat_mesh(0.05, 10),
+        Vec3::new(0.0, 0.0, RADIUS + 0.001),
+        zeta,
+    );
     assert!((c.restitution - a.restitution).abs() < 1e-9 * a.restitution);
     assert!((c.peak_overlap - a.peak_overlap).abs() < 1e-9 * a.peak_overlap);
 }
@@ -147,8 +174,18 @@ fn elastic_head_on_collision_conserves_momentum_and_energy() {
     let dt = t_contact / 20_000.0;
     let (mut sim, g, _) = linear_sim(dt, [KN, KN, 0.5, 0.0, 0.0]);
     let v = 0.05;
-    sim.add_ball(ball(Vec3::new(-RADIUS - 40_000.0 * dt * v * 0.5, 0.0, 0.0), Vec3::new(v, 0.0, 0.0), g)).unwrap();
-    sim.add_ball(ball(Vec3::new(RADIUS + 40_000.0 * dt * v * 0.5, 0.0, 0.0), Vec3::new(-v, 0.0, 0.0), g)).unwrap();
+    sim.add_ball(ball(
+        Vec3::new(-RADIUS - 40_000.0 * dt * v * 0.5, 0.0, 0.0),
+        Vec3::new(v, 0.0, 0.0),
+        g,
+    ))
+    .unwrap();
+    sim.add_ball(ball(
+        Vec3::new(RADIUS + 40_000.0 * dt * v * 0.5, 0.0, 0.0),
+        Vec3::new(-v, 0.0, 0.0),
+        g,
+    ))
+    .unwrap();
     sim.prepare().unwrap();
     let p0 = sim.balls.momentum();
     let scale = m * v;
@@ -172,7 +209,11 @@ fn elastic_head_on_collision_conserves_momentum_and_energy() {
     for _ in 0..100_000 {
         sim.cycle().unwrap();
         let p = sim.balls.momentum();
-        assert!((p - p0).length() <= 1e-12 * scale, "momentum drift {:e}", (p - p0).length() / scale);
+        assert!(
+            (p - p0).length() <= 1e-12 * scale,
+            "momentum drift {:e}",
+            (p - p0).length() / scale
+        );
         worst = worst.max((energy(&sim) - e0).abs() / e0);
         max_active = max_active.max(sim.n_active());
     }
@@ -191,16 +232,31 @@ fn forces_balance_between_ends() {
     for case in 0..50 {
         let (mut sim, g, w) = linear_sim(1e-6, [KN, 0.5 * KN, 0.4, 0.2, 0.1]);
         for _ in 0..8 {
-            let p = Vec3::new(rng.random_range(-0.02..0.02), rng.random_range(-0.02..0.02), rng.random_range(0.0..0.02));
-            let v = Vec3::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0));
+            let p = Vec3::new(
+                rng.random_range(-0.02..0.02),
+                rng.random_range(-0.02..0.02),
+                rng.random_range(0.0..0.02),
+            );
+            let v = Vec3::new(
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+            );
             let mut b = ball(p, v, g);
-            b.spin = Vec3::new(rng.random_range(-50.0..50.0), rng.random_range(-50.0..50.0), rng.random_range(-50.0..50.0));
+            b.spin = Vec3::new(
+                rng.random_range(-50.0..50.0),
+                rng.random_range(-50.0..50.0),
+                rng.random_range(-50.0..50.0),
+            );
             sim.add_ball(b).unwrap();
         }
         let (v, t) = flat_mesh(0.05, 3);
         let v: Vec<[f64; 3]> = v.iter().map(|p| [p[0], p[1], 0.3 * p[0] + 0.005]).collect();
         let mut wall = Wall::new("tilted", &v, &t, None).unwrap();
-        wall.motion = RigidMotion { velocity: Vec3::new(0.0, 0.0, 0.5), spin: Vec3::new(1.0, -2.0, 0.5) };
+        wall.motion = RigidMotion {
+            velocity: Vec3::new(0.0, 0.0, 0.5),
+            spin: Vec3::new(1.0, -2.0, 0.5),
+        };
         sim.add_wall(wall, w);
         sim.prepare().unwrap();
         for _ in 0..20 {
@@ -218,7 +274,10 @@ fn forces_balance_between_ends() {
         }
         assert!(scale > 0.0, "case {case}: no contact force at all");
         assert!(f.length() <= 1e-12 * scale, "case {case}: net force {f}");
-        assert!(mo.length() <= 1e-12 * scale * 0.1, "case {case}: net moment {mo}");
+        assert!(
+            mo.length() <= 1e-12 * scale * 0.1,
+            "case {case}: net moment {mo}"
+        );
     }
 }
 
@@ -227,7 +286,10 @@ fn rotating_wall_keeps_its_shape_and_reports_contact_forces() {
     let (mut sim, g, w) = linear_sim(1e-5, [KN, 0.5 * KN, 0.5, 0.0, 0.0]);
     let (v, t) = flat_mesh(0.05, 4);
     let mut wall = Wall::new("spinner", &v, &t, Some(Vec3::ZERO)).unwrap();
-    wall.motion = RigidMotion { velocity: Vec3::new(1e-3, 0.0, 0.0), spin: Vec3::new(0.3, 1.7, -2.9) };
+    wall.motion = RigidMotion {
+        velocity: Vec3::new(1e-3, 0.0, 0.0),
+        spin: Vec3::new(0.3, 1.7, -2.9),
+    };
     let initial = wall.vertices.clone();
     sim.add_wall(wall, w);
     // A ball that the wall sweeps into and pushes around.
@@ -244,7 +306,11 @@ fn rotating_wall_keeps_its_shape_and_reports_contact_forces() {
                 for j in i + 1..initial.len() {
                     let d0 = (initial[i] - initial[j]).length();
                     let d = (wall.vertices[i] - wall.vertices[j]).length();
-                    assert!((d - d0).abs() <= 1e-12 * d0, "step {step}: distance {i}-{j} changed by {:e}", d - d0);
+                    assert!(
+                        (d - d0).abs() <= 1e-12 * d0,
+                        "step {step}: distance {i}-{j} changed by {:e}",
+                        d - d0
+                    );
                 }
             }
         }

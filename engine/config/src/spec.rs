@@ -1,0 +1,523 @@
+//! Raw configuration, straight from serde.
+//!
+//! Reads: TOML text (through `toml`). Writes: `*Spec` types whose fields keep
+//! their byte spans (`Spanned`). Invariant: only the shape of the input is
+//! checked here (known keys, types, units in the "expected ..." wording);
+//! ranges, defaults and cross-key rules belong to `validate`.
+//!
+//! Values use small newtypes ([`Num`], [`Vec3`], [`Int`], choice enums) whose
+//! serde `expecting` text names the type and unit, so a wrong type reads
+//! "expected a number (m)" rather than "expected f64".
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_spanned::Spanned;
+
+/// A unit, for the "expected ..." wording of wrong-type errors.
+pub(crate) trait Unit {
+    /// The unit symbol, or `""` for dimensionless values.
+    const SYMBOL: &'static str;
+}
+
+macro_rules! units {
+    ($($name:ident = $symbol:literal),+ $(,)?) => {$(
+        #[derive(Debug, Clone, Copy)]
+        pub(crate) enum $name {}
+        impl Unit for $name {
+            const SYMBOL: &'static str = $symbol;
+        }
+    )+};
+}
+
+units! {
+    Unitless = "",
+    Meters = "m",
+    Seconds = "s",
+    KgPerM3 = "kg/m^3",
+    MetersPerS = "m/s",
+    MetersPerS2 = "m/s^2",
+    RadPerS = "rad/s",
+    Degrees = "degrees",
+}
+
+fn number_phrase<U: Unit>(f: &mut fmt::Formatter<'_>, article: &str, noun: &str) -> fmt::Result {
+    if U::SYMBOL.is_empty() {
+        write!(f, "{article}{noun}")
+    } else {
+        write!(f, "{article}{noun} ({})", U::SYMBOL)
+    }
+}
+
+/// A finite number in unit `U`; TOML integers are accepted.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Num<U>(pub f64, PhantomData<U>);
+
+struct NumVisitor<U>(PhantomData<U>);
+
+impl<'de, U: Unit> Visitor<'de> for NumVisitor<U> {
+    type Value = f64;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        number_phrase::<U>(f, "a ", "number")
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<f64, E> {
+        Ok(v as f64)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<f64, E> {
+        Ok(v as f64)
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<f64, E> {
+        if v.is_finite() {
+            Ok(v)
+        } else {
+            Err(E::invalid_value(de::Unexpected::Float(v), &self))
+        }
+    }
+}
+
+impl<'de, U: Unit> Deserialize<'de> for Num<U> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NumVisitor::<U>(PhantomData))
+            .map(|v| Num(v, PhantomData))
+    }
+}
+
+/// Three finite numbers in unit `U`: `[x, y, z]`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Vec3<U>(pub [f64; 3], PhantomData<U>);
+
+struct Vec3Visitor<U>(PhantomData<U>);
+
+impl<'de, U: Unit> Visitor<'de> for Vec3Visitor<U> {
+    type Value = [f64; 3];
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        number_phrase::<U>(f, "an array of ", "3 numbers [x, y, z]")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<[f64; 3], A::Error> {
+        let mut out = [0.0; 3];
+        for (i, slot) in out.iter_mut().enumerate() {
+            match seq.next_element::<Num<U>>()? {
+                Some(n) => *slot = n.0,
+                None => return Err(de::Error::invalid_length(i, &self)),
+            }
+        }
+        let mut extra = 0;
+        while seq.next_element::<IgnoredAny>()?.is_some() {
+            extra += 1;
+        }
+        if extra > 0 {
+            return Err(de::Error::invalid_length(3 + extra, &self));
+        }
+        Ok(out)
+    }
+}
+
+impl<'de, U: Unit> Deserialize<'de> for Vec3<U> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_seq(Vec3Visitor::<U>(PhantomData))
+            .map(|v| Vec3(v, PhantomData))
+    }
+}
+
+/// An integer (range checked in `validate`). A float with an integral value
+/// such as `2e4` is accepted, since that is how large counts are often typed.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Int(pub i64);
+
+struct IntVisitor;
+
+impl Visitor<'_> for IntVisitor {
+    type Value = i64;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an integer")
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<i64, E> {
+        Ok(v)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<i64, E> {
+        i64::try_from(v).map_err(|_| E::invalid_value(de::Unexpected::Unsigned(v), &self))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<i64, E> {
+        // 2^53: beyond it not every integer is a float.
+        const EXACT: f64 = 9_007_199_254_740_992.0;
+        if v.is_finite() && v.fract() == 0.0 && v.abs() <= EXACT {
+            Ok(v as i64)
+        } else {
+            Err(E::invalid_value(de::Unexpected::Float(v), &self))
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Int {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(IntVisitor).map(Int)
+    }
+}
+
+/// Defines a string-valued choice whose wrong-value error lists the
+/// allowed strings.
+macro_rules! choice {
+    ($(#[$meta:meta])* $name:ident { $($variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub(crate) enum $name { $($variant),+ }
+
+        impl $name {
+            /// The string as written in the config.
+            #[allow(dead_code, reason = "only the kinds are named back in messages")]
+            pub(crate) fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+
+            /// The choice written as `s`, if any.
+            #[allow(dead_code, reason = "only the kinds are looked up by name")]
+            pub(crate) fn from_name(s: &str) -> Option<Self> {
+                match s { $($text => Some($name::$variant),)+ _ => None }
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl Visitor<'_> for V {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        f.write_str("one of ")?;
+                        let names: &[&str] = &[$($text),+];
+                        for (i, n) in names.iter().enumerate() {
+                            if i > 0 {
+                                f.write_str(", ")?;
+                            }
+                            write!(f, "\"{n}\"")?;
+                        }
+                        Ok(())
+                    }
+                    fn visit_str<E: de::Error>(self, v: &str) -> Result<$name, E> {
+                        match v {
+                            $($text => Ok($name::$variant),)+
+                            _ => Err(E::invalid_value(de::Unexpected::Str(v), &self)),
+                        }
+                    }
+                }
+                d.deserialize_str(V)
+            }
+        }
+    };
+}
+
+choice!(
+    /// `[[balls]] kind`.
+    BallKindSpec { Random = "random", Lattice = "lattice", List = "list", File = "file" }
+);
+choice!(
+    /// `[[walls]] kind`.
+    WallKindSpec { Box = "box", Mesh = "mesh" }
+);
+
+/// Keys every `[[balls]]` table may have, whatever its kind.
+pub(crate) const BALL_COMMON_KEYS: &[&str] = &[
+    "kind", "group", "density", "damping", "velocity", "spin", "fix",
+];
+/// Keys every `[[walls]]` table may have, whatever its kind.
+pub(crate) const WALL_COMMON_KEYS: &[&str] = &[
+    "name",
+    "kind",
+    "group",
+    "resolution",
+    "cutoff_angle",
+    "motion",
+];
+
+impl BallKindSpec {
+    /// The keys this kind adds to [`BALL_COMMON_KEYS`].
+    pub(crate) fn keys(self) -> &'static [&'static str] {
+        match self {
+            BallKindSpec::Random => &["count", "radius", "region", "seed", "max_attempts"],
+            BallKindSpec::Lattice => &["radius", "spacing", "region", "counts"],
+            BallKindSpec::List => &["radius", "balls"],
+            BallKindSpec::File => &["path", "radius", "format"],
+        }
+    }
+}
+
+impl WallKindSpec {
+    /// The keys this kind adds to [`WALL_COMMON_KEYS`].
+    pub(crate) fn keys(self) -> &'static [&'static str] {
+        match self {
+            WallKindSpec::Box => &["min", "max", "open", "divisions"],
+            WallKindSpec::Mesh => &["path", "scale", "translate", "flip_normals"],
+        }
+    }
+}
+choice!(
+    /// `[[walls]] resolution`.
+    ResolutionSpec { Reduced = "reduced", Full = "full" }
+);
+choice!(
+    /// `[[balls]] format`.
+    PositionsFormat { Xyz = "xyz", Csv = "csv" }
+);
+choice!(
+    /// An entry of `[[balls]] fix`.
+    DofSpec { X = "x", Y = "y", Z = "z", Rx = "rx", Ry = "ry", Rz = "rz" }
+);
+choice!(
+    /// An entry of `[[walls]] open`.
+    FaceSpec { MinusX = "-x", PlusX = "+x", MinusY = "-y", PlusY = "+y", MinusZ = "-z", PlusZ = "+z" }
+);
+
+/// `dt`: `"auto"` or a number of seconds.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum DtSpec {
+    Auto,
+    Fixed(f64),
+}
+
+impl<'de> Deserialize<'de> for DtSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = DtSpec;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("\"auto\" or a number (s)")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<DtSpec, E> {
+                if v == "auto" {
+                    Ok(DtSpec::Auto)
+                } else {
+                    Err(E::invalid_value(de::Unexpected::Str(v), &self))
+                }
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<DtSpec, E> {
+                Ok(DtSpec::Fixed(v as f64))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<DtSpec, E> {
+                Ok(DtSpec::Fixed(v as f64))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<DtSpec, E> {
+                if v.is_finite() {
+                    Ok(DtSpec::Fixed(v))
+                } else {
+                    Err(E::invalid_value(de::Unexpected::Float(v), &self))
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `radius`: a number, or `[rmin, rmax]` for a uniform distribution.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum RadiusSpec {
+    Fixed(f64),
+    Range(f64, f64),
+}
+
+impl<'de> Deserialize<'de> for RadiusSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RadiusSpec;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a number (m) or an array [rmin, rmax] (m)")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RadiusSpec, E> {
+                Ok(RadiusSpec::Fixed(v as f64))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RadiusSpec, E> {
+                Ok(RadiusSpec::Fixed(v as f64))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<RadiusSpec, E> {
+                if v.is_finite() {
+                    Ok(RadiusSpec::Fixed(v))
+                } else {
+                    Err(E::invalid_value(de::Unexpected::Float(v), &self))
+                }
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RadiusSpec, A::Error> {
+                let lo = seq.next_element::<Num<Meters>>()?;
+                let hi = seq.next_element::<Num<Meters>>()?;
+                let mut n = usize::from(lo.is_some()) + usize::from(hi.is_some());
+                while seq.next_element::<IgnoredAny>()?.is_some() {
+                    n += 1;
+                }
+                match (lo, hi) {
+                    (Some(lo), Some(hi)) if n == 2 => Ok(RadiusSpec::Range(lo.0, hi.0)),
+                    _ => Err(de::Error::invalid_length(n, &self)),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `properties`: a table of numbers, keys with their spans, in key order.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PropertiesSpec(pub Vec<(Spanned<String>, Spanned<Num<Unitless>>)>);
+
+impl<'de> Deserialize<'de> for PropertiesSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = PropertiesSpec;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a table of numbers, e.g. { kn = 1e5, fric = 0.5 }")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<PropertiesSpec, A::Error> {
+                let mut out = Vec::new();
+                while let Some(key) = map.next_key::<Spanned<String>>()? {
+                    let value = map.next_value::<Spanned<Num<Unitless>>>()?;
+                    out.push((key, value));
+                }
+                Ok(PropertiesSpec(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+type S<T> = Spanned<T>;
+
+/// The whole file.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a TOML document")]
+pub(crate) struct ConfigSpec {
+    pub run: Option<S<RunSpec>>,
+    #[serde(default)]
+    pub plugins: Vec<S<PluginSpec>>,
+    #[serde(default)]
+    pub models: Vec<S<ModelSpec>>,
+    #[serde(default)]
+    pub balls: Vec<S<BallSpec>>,
+    #[serde(default)]
+    pub walls: Vec<S<WallSpec>>,
+    pub output: Option<S<OutputSpec>>,
+}
+
+/// `[run]`.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table [run]")]
+pub(crate) struct RunSpec {
+    pub steps: Option<S<Int>>,
+    pub time: Option<S<Num<Seconds>>>,
+    pub dt: Option<S<DtSpec>>,
+    pub safety: Option<S<Num<Unitless>>>,
+    pub gravity: Option<S<Vec3<MetersPerS2>>>,
+    pub threads: Option<S<Int>>,
+    pub seed: Option<S<Int>>,
+    pub cell_tolerance: Option<S<Num<Meters>>>,
+}
+
+/// `[[plugins]]`.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table [[plugins]] with a path")]
+pub(crate) struct PluginSpec {
+    pub path: S<String>,
+}
+
+/// `[[models]]`.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table [[models]]")]
+pub(crate) struct ModelSpec {
+    pub model: S<String>,
+    pub groups: S<Vec<S<String>>>,
+    pub properties: Option<S<PropertiesSpec>>,
+}
+
+/// `region = { min = [..], max = [..] }`.
+#[derive(Debug, serde::Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table { min = [x, y, z], max = [x, y, z] } (m)"
+)]
+pub(crate) struct RegionSpec {
+    pub min: S<Vec3<Meters>>,
+    pub max: S<Vec3<Meters>>,
+}
+
+/// One row of `kind = "list"`.
+#[derive(Debug, serde::Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table { pos = [x, y, z], radius = r, velocity = [vx, vy, vz] }"
+)]
+pub(crate) struct BallRowSpec {
+    pub pos: S<Vec3<Meters>>,
+    pub radius: Option<S<Num<Meters>>>,
+    pub velocity: Option<S<Vec3<MetersPerS>>>,
+}
+
+/// `[[balls]]`: one flat table for every kind; `validate` rejects the keys
+/// that the chosen kind does not use.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table [[balls]]")]
+pub(crate) struct BallSpec {
+    pub kind: S<BallKindSpec>,
+    pub group: Option<S<String>>,
+    pub density: Option<S<Num<KgPerM3>>>,
+    pub damping: Option<S<Num<Unitless>>>,
+    pub velocity: Option<S<Vec3<MetersPerS>>>,
+    pub spin: Option<S<Vec3<RadPerS>>>,
+    pub fix: Option<S<Vec<S<DofSpec>>>>,
+    pub count: Option<S<Int>>,
+    pub radius: Option<S<RadiusSpec>>,
+    pub region: Option<S<RegionSpec>>,
+    pub seed: Option<S<Int>>,
+    pub max_attempts: Option<S<Int>>,
+    pub spacing: Option<S<Num<Meters>>>,
+    pub counts: Option<S<Vec<S<Int>>>>,
+    pub balls: Option<S<Vec<S<BallRowSpec>>>>,
+    pub path: Option<S<String>>,
+    pub format: Option<S<PositionsFormat>>,
+}
+
+/// `[walls.motion]`.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table [walls.motion]")]
+pub(crate) struct MotionSpec {
+    pub velocity: Option<S<Vec3<MetersPerS>>>,
+    pub spin: Option<S<Vec3<RadPerS>>>,
+    pub center: Option<S<Vec3<Meters>>>,
+}
+
+/// `[[walls]]`: one flat table for both kinds, like [`BallSpec`].
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table [[walls]]")]
+pub(crate) struct WallSpec {
+    pub name: S<String>,
+    pub kind: S<WallKindSpec>,
+    pub group: Option<S<String>>,
+    pub resolution: Option<S<ResolutionSpec>>,
+    pub cutoff_angle: Option<S<Num<Degrees>>>,
+    pub motion: Option<S<MotionSpec>>,
+    pub min: Option<S<Vec3<Meters>>>,
+    pub max: Option<S<Vec3<Meters>>>,
+    pub open: Option<S<Vec<S<FaceSpec>>>>,
+    pub divisions: Option<S<Int>>,
+    pub path: Option<S<String>>,
+    pub scale: Option<S<Num<Unitless>>>,
+    pub translate: Option<S<Vec3<Meters>>>,
+    pub flip_normals: Option<S<bool>>,
+}
+
+/// `[output]`.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table [output]")]
+pub(crate) struct OutputSpec {
+    pub dir: Option<S<String>>,
+    pub contacts: Option<S<Int>>,
+    pub bodies: Option<S<Int>>,
+    pub walls: Option<S<Int>>,
+    pub overwrite: Option<S<bool>>,
+}

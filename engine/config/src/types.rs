@@ -1,0 +1,388 @@
+//! Validated configuration: plain data, SI units, every default applied.
+//!
+//! Reads: nothing (built by `validate`). Writes: nothing. Invariant: a value
+//! of these types has passed every check this crate can make on its own;
+//! items that the engine checks later (model properties, ball generators)
+//! carry the [`Location`] of their table or key for its messages.
+
+use std::path::PathBuf;
+
+use crate::error::Location;
+
+/// A whole run, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunConfig {
+    /// The config file as named by the caller (`load`'s path or
+    /// `parse_str`'s origin).
+    pub source: PathBuf,
+    /// The raw TOML text, kept verbatim for the run metadata (`run.json`).
+    pub text: String,
+    /// `[run]`.
+    pub run: RunSettings,
+    /// `[[plugins]]`, in file order.
+    pub plugins: Vec<PluginPath>,
+    /// `[[models]]`, in file order.
+    pub models: Vec<ModelAssignment>,
+    /// `[[balls]]`, in file order.
+    pub balls: Vec<BallSource>,
+    /// `[[walls]]`, in file order.
+    pub walls: Vec<WallSource>,
+    /// `[output]`.
+    pub output: OutputSettings,
+}
+
+impl RunConfig {
+    /// The model rule that applies to a contact between groups `a` and `b`.
+    ///
+    /// Precedence: an explicit pair (`["a", "b"]` in either order) wins over
+    /// a rule with one wildcard (`["*", "b"]`), which wins over `["*", "*"]`.
+    /// Among several one-wildcard rules that match, the first in the file
+    /// wins.
+    pub fn model_for(&self, a: &str, b: &str) -> Option<&ModelAssignment> {
+        let exact = |m: &&ModelAssignment| {
+            let [g0, g1] = &m.groups;
+            (g0 == a && g1 == b) || (g0 == b && g1 == a)
+        };
+        let one_wild = |m: &&ModelAssignment| {
+            let [g0, g1] = &m.groups;
+            (g0 == "*") != (g1 == "*") && {
+                let named = if g0 == "*" { g1 } else { g0 };
+                named == a || named == b
+            }
+        };
+        let both_wild = |m: &&ModelAssignment| m.groups[0] == "*" && m.groups[1] == "*";
+        self.models
+            .iter()
+            .find(exact)
+            .or_else(|| self.models.iter().find(one_wild))
+            .or_else(|| self.models.iter().find(both_wild))
+    }
+}
+
+/// `[run]`: how long and how the run is integrated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunSettings {
+    /// How long to run (`steps` or `time`).
+    pub duration: Duration,
+    /// The timestep (`dt`, `safety`).
+    pub dt: Timestep,
+    /// Gravitational acceleration, m/s^2. Default `[0, 0, 0]`.
+    pub gravity: [f64; 3],
+    /// Worker threads; 0 = all cores. Default 0.
+    pub threads: usize,
+    /// Master seed for every random choice of the run. Default 1.
+    pub seed: u64,
+    /// Enlargement of piece extents for the cell space, m. `None` = auto
+    /// (the engine picks 0.1 x the smallest ball radius); `cell_tolerance = 0`
+    /// also means auto.
+    pub cell_tolerance: Option<f64>,
+}
+
+/// Run length.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Duration {
+    /// A number of steps, > 0.
+    Steps(u64),
+    /// Simulated time, s, > 0.
+    Time(f64),
+}
+
+/// Timestep choice.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Timestep {
+    /// The engine computes the critical timestep and multiplies it by
+    /// `safety`, in (0, 1] (default 0.8).
+    Auto {
+        /// Safety factor, dimensionless, in (0, 1].
+        safety: f64,
+    },
+    /// A fixed timestep, s, > 0.
+    Fixed(f64),
+}
+
+/// `[[plugins]]`: one plugin library or folder of libraries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginPath {
+    /// The path resolved against the config file's folder; it existed when
+    /// the config was validated.
+    pub path: PathBuf,
+    /// The path as written in the config.
+    pub written: String,
+    /// Where `path` is written.
+    pub location: Location,
+}
+
+/// `[[models]]`: a contact model and its properties for a pair of groups.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelAssignment {
+    /// Model name, as registered by a plugin (e.g. `"linear"`).
+    pub model: String,
+    /// The two groups; order is irrelevant; `"*"` matches any group.
+    pub groups: [String; 2],
+    /// `(name, value, location of the key)`, sorted by name. Values are
+    /// unchecked here: the engine checks them against the model descriptor.
+    pub properties: Vec<(String, f64, Location)>,
+    /// The `[[models]]` table.
+    pub location: Location,
+}
+
+/// `[[balls]]`: one source of balls and the properties they share.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BallSource {
+    /// The `[[balls]]` table.
+    pub location: Location,
+    /// Group name. Default `"default"`.
+    pub group: String,
+    /// Density, kg/m^3, > 0.
+    pub density: f64,
+    /// Local damping coefficient, dimensionless, in [0, 1). Default 0.
+    pub damping: f64,
+    /// Initial velocity, m/s (rows of an explicit list may override it).
+    /// Default zeros.
+    pub velocity: [f64; 3],
+    /// Initial angular velocity, rad/s. Default zeros.
+    pub spin: [f64; 3],
+    /// Fixed degrees of freedom (velocity held). Default none.
+    pub fix: Fixity,
+    /// How the balls are generated.
+    pub kind: BallKind,
+}
+
+/// Fixed degrees of freedom: a fixed component keeps its initial velocity
+/// (translational for x, y, z; angular for rx, ry, rz).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Fixity {
+    /// Translation along x.
+    pub x: bool,
+    /// Translation along y.
+    pub y: bool,
+    /// Translation along z.
+    pub z: bool,
+    /// Rotation about x.
+    pub rx: bool,
+    /// Rotation about y.
+    pub ry: bool,
+    /// Rotation about z.
+    pub rz: bool,
+}
+
+impl Fixity {
+    /// True when any degree of freedom is fixed.
+    pub fn any(&self) -> bool {
+        self.x || self.y || self.z || self.rx || self.ry || self.rz
+    }
+}
+
+/// How a [`BallSource`] produces balls.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BallKind {
+    /// Non-overlapping random placement, done by the engine.
+    Random {
+        /// Number of balls, > 0.
+        count: usize,
+        /// Radius distribution, m.
+        radius: RadiusDist,
+        /// Region that holds the balls entirely, m.
+        region: Aabb,
+        /// Seed for this source. Default: `run.seed`.
+        seed: u64,
+        /// Attempts per ball before giving up, > 0. Default 1000.
+        max_attempts: u32,
+    },
+    /// A simple cubic lattice; see [`lattice_centres`].
+    Lattice {
+        /// Ball radius, m, > 0.
+        radius: f64,
+        /// Centre-to-centre distance, m, >= 2 radius. Default 2 radius.
+        spacing: f64,
+        /// Region the lattice fills, m.
+        region: Aabb,
+        /// Number of balls per axis; `None` fills the region. When given,
+        /// the lattice fits in the region (checked).
+        counts: Option<[usize; 3]>,
+    },
+    /// Explicit balls: `kind = "list"` rows or the rows of a positions file.
+    Explicit(Vec<BallRow>),
+}
+
+/// Radius distribution of random balls.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RadiusDist {
+    /// Every ball has this radius, m, > 0.
+    Fixed(f64),
+    /// Uniform in `[rmin, rmax]`, m, `0 < rmin <= rmax`.
+    Uniform(f64, f64),
+}
+
+impl RadiusDist {
+    /// The smallest radius the distribution can produce, m.
+    pub fn min(&self) -> f64 {
+        match *self {
+            RadiusDist::Fixed(r) | RadiusDist::Uniform(r, _) => r,
+        }
+    }
+
+    /// The largest radius the distribution can produce, m.
+    pub fn max(&self) -> f64 {
+        match *self {
+            RadiusDist::Fixed(r) | RadiusDist::Uniform(_, r) => r,
+        }
+    }
+}
+
+/// Axis-aligned box, m; `min < max` on every axis.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Aabb {
+    /// Lower corner, m.
+    pub min: [f64; 3],
+    /// Upper corner, m.
+    pub max: [f64; 3],
+}
+
+/// One explicit ball.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BallRow {
+    /// Centre, m.
+    pub pos: [f64; 3],
+    /// Radius, m, > 0 (already resolved from the row, the `radius` key or
+    /// the xyz header).
+    pub radius: f64,
+    /// Initial velocity, m/s; `None` = the source's `velocity`.
+    pub velocity: Option<[f64; 3]>,
+}
+
+/// Number of lattice sites per axis: `counts` if given, else as many cells
+/// of size `spacing` as fit in the region (at least 1, checked at
+/// validation).
+pub fn lattice_counts(region: &Aabb, spacing: f64, counts: Option<[usize; 3]>) -> [usize; 3] {
+    counts.unwrap_or_else(|| {
+        std::array::from_fn(|axis| {
+            let len = region.max[axis] - region.min[axis];
+            // The small relative slack keeps a region of exactly n spacings
+            // from losing a layer to rounding.
+            (len / spacing * (1.0 + 1e-12)).floor() as usize
+        })
+    })
+}
+
+/// Centres of a simple cubic lattice: the first at `region.min + spacing/2`
+/// on every axis, then steps of `spacing`; x varies fastest, then y, then z.
+pub fn lattice_centres(region: &Aabb, spacing: f64, counts: Option<[usize; 3]>) -> Vec<[f64; 3]> {
+    let [nx, ny, nz] = lattice_counts(region, spacing, counts);
+    let mut centres = Vec::with_capacity(nx * ny * nz);
+    let coord = |axis: usize, i: usize| region.min[axis] + spacing * (i as f64 + 0.5);
+    for k in 0..nz {
+        for j in 0..ny {
+            for i in 0..nx {
+                centres.push([coord(0, i), coord(1, j), coord(2, k)]);
+            }
+        }
+    }
+    centres
+}
+
+/// `[[walls]]`: one wall, always as a triangle mesh.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WallSource {
+    /// The `[[walls]]` table.
+    pub location: Location,
+    /// Unique wall name.
+    pub name: String,
+    /// Group name. Default `"wall"`.
+    pub group: String,
+    /// Contact resolution mode. Default [`Resolution::Reduced`].
+    pub resolution: Resolution,
+    /// Cutoff angle of the full resolution mode, degrees, in [0, 90].
+    /// Default 10.
+    pub cutoff_angle_deg: f64,
+    /// Rigid motion; `None` = fixed wall.
+    pub motion: Option<RigidMotion>,
+    /// The triangles, welded, in world coordinates (scale and translate
+    /// applied). The right-hand vertex order gives the active side.
+    pub mesh: MeshData,
+}
+
+/// Wall contact resolution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resolution {
+    /// Associative contact logic only (the default).
+    Reduced,
+    /// Associative logic plus the segment check, and contact-state
+    /// propagation across facets whose normals differ by at most the cutoff
+    /// angle.
+    Full,
+}
+
+/// Rigid motion of a wall.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RigidMotion {
+    /// Translational velocity, m/s.
+    pub velocity: [f64; 3],
+    /// Angular velocity about `center`, rad/s.
+    pub spin: [f64; 3],
+    /// Centre of rotation, m; `None` = centroid of the wall's vertices
+    /// ([`MeshData::centroid`]).
+    pub center: Option<[f64; 3]>,
+}
+
+/// An indexed triangle mesh, welded: no two vertices closer than the weld
+/// tolerance, no unreferenced vertices, no degenerate triangles.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MeshData {
+    /// Vertex positions, m.
+    pub vertices: Vec<[f64; 3]>,
+    /// Vertex indices; the normal `(v1 - v0) x (v2 - v0)` points to the
+    /// active side.
+    pub triangles: Vec<[u32; 3]>,
+}
+
+impl MeshData {
+    /// Mean of the vertex positions, m (zeros for an empty mesh).
+    pub fn centroid(&self) -> [f64; 3] {
+        let n = self.vertices.len().max(1) as f64;
+        let mut sum = [0.0; 3];
+        for v in &self.vertices {
+            for axis in 0..3 {
+                sum[axis] += v[axis];
+            }
+        }
+        sum.map(|s| s / n)
+    }
+}
+
+/// `[output]`: where and how often the run writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputSettings {
+    /// Output folder, relative to the current working directory (not to the
+    /// config file). Default `out/<config file stem>`.
+    pub dir: PathBuf,
+    /// Record contacts every N steps; 0 = never. Default 1000.
+    pub contacts: u64,
+    /// Record bodies every N steps; 0 = never. Default 1000.
+    pub bodies: u64,
+    /// Record walls every N steps; 0 = never. Default 100.
+    pub walls: u64,
+    /// Replace an existing output folder. Default true.
+    pub overwrite: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lattice_fills_region_from_min_plus_half_spacing() {
+        let region = Aabb {
+            min: [0.0; 3],
+            max: [1.0, 0.5, 0.3],
+        };
+        assert_eq!(lattice_counts(&region, 0.1, None), [10, 5, 3]);
+        let c = lattice_centres(&region, 0.1, None);
+        assert_eq!(c.len(), 150);
+        assert!((c[0][0] - 0.05).abs() < 1e-15);
+        assert!((c[1][0] - 0.15).abs() < 1e-15);
+        assert!((c[10][1] - 0.15).abs() < 1e-15);
+        let c = lattice_centres(&region, 0.1, Some([2, 1, 1]));
+        assert_eq!(c.len(), 2);
+    }
+}

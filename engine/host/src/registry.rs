@@ -1,0 +1,275 @@
+//! The model registry: every contact model the engine can use, from the
+//! embedded default plugins and from libraries loaded at run time.
+//!
+//! Reads root modules (embedded or opened by [`crate::load`]); holds one
+//! [`RegisteredModel`] per model name. Invariants: names are unique (a
+//! later registration of a name replaces the earlier one in place) and
+//! every registered descriptor has passed [`crate::validate`].
+
+use std::fmt;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use abi_stable::std_types::{RSlice, RSliceMut};
+use talus_sdk::{BatchContext, BatchError, ContactInput, ContactOutput, ModelEntry, PluginModRef};
+
+use crate::load::open_library;
+use crate::validate::{check_properties, validate_entry};
+use crate::{HostError, HostErrorKind, PropertyError};
+
+/// Where a registered model comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// Linked into the executable (the engine's default plugins).
+    Embedded,
+    /// Loaded from this dynamic library file.
+    Library(PathBuf),
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Embedded => f.write_str("embedded"),
+            Origin::Library(path) => write!(f, "library {}", path.display()),
+        }
+    }
+}
+
+/// A contact model ready for use: its entry (descriptor and batch
+/// function), the plugin that provides it and where that plugin came from.
+#[derive(Clone)]
+pub struct RegisteredModel {
+    /// The model's descriptor and functions, as the plugin returned them.
+    pub entry: talus_sdk::ModelEntry,
+    /// Name of the plugin that provides the model.
+    pub plugin: String,
+    /// Where the plugin came from.
+    pub origin: Origin,
+}
+
+impl fmt::Debug for RegisteredModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RegisteredModel")
+            .field("descriptor", &self.entry.descriptor)
+            .field("plugin", &self.plugin)
+            .field("origin", &self.origin)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RegisteredModel {
+    /// The model's name.
+    pub fn name(&self) -> &str {
+        self.entry.descriptor.name.as_str()
+    }
+
+    /// Number of properties per property set.
+    pub fn n_props(&self) -> usize {
+        self.entry.descriptor.properties.len()
+    }
+
+    /// Number of state slots per contact.
+    pub fn n_state(&self) -> usize {
+        self.entry.descriptor.state.len()
+    }
+
+    /// Calls the model's batch function on `inputs` with a timestep `dt`
+    /// (s), the property sets `props` (row-major, `n_props` values per set,
+    /// as returned by [`ModelRegistry::resolve_properties`]), the contacts'
+    /// state (`n_state` values per contact) and one output per input.
+    ///
+    /// The plugin catches its own panics; an `Err` names the index of the
+    /// contact in the batch and what went wrong.
+    pub fn run_batch(
+        &self,
+        dt: f64,
+        props: &[f64],
+        inputs: &[ContactInput],
+        state: &mut [f64],
+        outputs: &mut [ContactOutput],
+    ) -> Result<(), BatchError> {
+        let ctx = BatchContext {
+            dt,
+            props: RSlice::from_slice(props),
+            n_props: self.n_props() as u32,
+            n_state: self.n_state() as u32,
+        };
+        (self.entry.batch)(
+            &ctx,
+            RSlice::from_slice(inputs),
+            RSliceMut::from_mut_slice(state),
+            RSliceMut::from_mut_slice(outputs),
+        )
+        .into_result()
+    }
+}
+
+/// All contact models known to a run, by name.
+///
+/// Models are registered from embedded plugins ([`ModelRegistry::add_embedded`])
+/// and from plugin libraries on disk ([`ModelRegistry::load_path`]). Every
+/// descriptor is validated when it is registered. A model whose name is
+/// already registered replaces the earlier one, keeping its position in
+/// [`ModelRegistry::models`]: this lets a user load the cdylib build of a
+/// default model over the embedded one, and when two libraries define the
+/// same name, the one loaded later wins. Replacing is silent.
+///
+/// Libraries are never unloaded, even when all their models are replaced.
+#[derive(Clone, Debug, Default)]
+pub struct ModelRegistry {
+    models: Vec<RegisteredModel>,
+}
+
+impl ModelRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers the models of a plugin linked into the executable (for
+    /// example `talus_plugin_linear::root_module()`).
+    ///
+    /// On error nothing is registered.
+    pub fn add_embedded(&mut self, root: PluginModRef) -> Result<(), HostError> {
+        let models = collect(root, Origin::Embedded)?;
+        self.register(models);
+        Ok(())
+    }
+
+    /// Loads plugin libraries and registers their models; returns how many
+    /// models were registered (replacements included).
+    ///
+    /// A file is loaded as one plugin library. A directory is scanned (not
+    /// recursively) for the platform's library files, `lib*.so` on Linux,
+    /// `lib*.dylib` on macOS and `*.dll` on Windows, which are loaded in
+    /// order of file name.
+    ///
+    /// On error nothing is registered, but libraries opened before the
+    /// failing one stay loaded.
+    pub fn load_path(&mut self, path: &Path) -> Result<usize, HostError> {
+        let meta = fs::metadata(path).map_err(|error| io_error(path, error))?;
+        let files = if meta.is_dir() {
+            library_files(path)?
+        } else {
+            vec![path.to_path_buf()]
+        };
+        let mut models = Vec::new();
+        for file in files {
+            let root = open_library(&file)?;
+            models.extend(collect(root, Origin::Library(file))?);
+        }
+        let count = models.len();
+        self.register(models);
+        Ok(count)
+    }
+
+    /// The model registered under `name`.
+    pub fn get(&self, name: &str) -> Option<&RegisteredModel> {
+        self.models.iter().find(|m| m.name() == name)
+    }
+
+    /// All registered models, in order of first registration of each name.
+    pub fn models(&self) -> &[RegisteredModel] {
+        &self.models
+    }
+
+    /// Checks the properties given to `model` against its descriptor and
+    /// returns its full property set in descriptor order, defaults filled
+    /// in.
+    ///
+    /// Errors: an unknown model (listing the registered ones), an unknown
+    /// property (listing the allowed ones), a property given twice, a
+    /// missing required property, a value that is not finite or lies
+    /// outside the declared `[min, max]`.
+    pub fn resolve_properties(
+        &self,
+        model: &str,
+        given: &[(String, f64)],
+    ) -> Result<Vec<f64>, PropertyError> {
+        let Some(registered) = self.get(model) else {
+            return Err(PropertyError::UnknownModel {
+                model: model.to_string(),
+                available: self.models.iter().map(|m| m.name().to_string()).collect(),
+            });
+        };
+        check_properties(&registered.entry.descriptor, given)
+    }
+
+    fn register(&mut self, models: Vec<RegisteredModel>) {
+        for model in models {
+            match self.models.iter_mut().find(|m| m.name() == model.name()) {
+                Some(slot) => *slot = model,
+                None => self.models.push(model),
+            }
+        }
+    }
+}
+
+/// Reads and validates the models of one plugin.
+fn collect(root: PluginModRef, origin: Origin) -> Result<Vec<RegisteredModel>, HostError> {
+    let plugin = root.plugin_name()().to_string();
+    let entries: Vec<ModelEntry> = root.models()().into_iter().collect();
+    let invalid = |model: &str, reason: String| -> HostError {
+        HostErrorKind::InvalidDescriptor {
+            origin: origin.clone(),
+            plugin: plugin.clone(),
+            model: model.to_string(),
+            reason,
+        }
+        .into()
+    };
+    if entries.is_empty() {
+        return Err(invalid("", "the plugin declares no models".to_string()));
+    }
+    for (k, entry) in entries.iter().enumerate() {
+        let name = entry.descriptor.name.as_str();
+        validate_entry(entry).map_err(|reason| invalid(name, reason))?;
+        if entries[..k]
+            .iter()
+            .any(|e| e.descriptor.name == entry.descriptor.name)
+        {
+            return Err(invalid(name, "the plugin declares this model twice".into()));
+        }
+    }
+    Ok(entries
+        .into_iter()
+        .map(|entry| RegisteredModel {
+            entry,
+            plugin: plugin.clone(),
+            origin: origin.clone(),
+        })
+        .collect())
+}
+
+/// The plugin library files of a directory, sorted by file name.
+fn library_files(dir: &Path) -> Result<Vec<PathBuf>, HostError> {
+    let prefix = std::env::consts::DLL_PREFIX;
+    let suffix = std::env::consts::DLL_SUFFIX;
+    let mut files = Vec::new();
+    for item in fs::read_dir(dir).map_err(|error| io_error(dir, error))? {
+        let item = item.map_err(|error| io_error(dir, error))?;
+        let path = item.path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        if name.len() > prefix.len() + suffix.len()
+            && name.starts_with(prefix)
+            && name.ends_with(suffix)
+            && path.is_file()
+        {
+            files.push(path);
+        }
+    }
+    files.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
+    Ok(files)
+}
+
+fn io_error(path: &Path, error: io::Error) -> HostError {
+    let path = path.to_path_buf();
+    if error.kind() == io::ErrorKind::NotFound {
+        HostErrorKind::NotFound { path }.into()
+    } else {
+        HostErrorKind::Io { path, error }.into()
+    }
+}

@@ -1,1 +1,131 @@
-fn main() {}
+//! `talus`: run, check and inspect DEM simulations.
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use talus_cli::{RunOptions, RunSummary};
+
+#[derive(Parser)]
+#[command(
+    name = "talus",
+    version,
+    about = "talus: a discrete element method engine"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a simulation described by a TOML config.
+    Run {
+        /// The run config.
+        config: PathBuf,
+        /// Output folder (default: the config's [output] dir).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Number of steps (overrides the config's steps or time).
+        #[arg(long)]
+        steps: Option<u64>,
+        /// Worker threads (0 = all cores; overrides run.threads).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// No progress bar and no summary.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Validate a config (plugins, properties, generators, walls) without running it.
+    Check {
+        /// The run config.
+        config: PathBuf,
+    },
+    /// List every contact model found: embedded ones and those in PATHs.
+    Plugins {
+        /// Plugin libraries or folders of libraries.
+        paths: Vec<PathBuf>,
+    },
+}
+
+fn print_summary(s: &RunSummary) {
+    let rate = s.steps as f64 / s.loop_seconds.max(1e-9);
+    println!("steps           {}", s.steps);
+    println!("simulated time  {:.6e} s", s.time);
+    println!(
+        "wall time       {:.2} s ({:.0} steps/s, {:.3e} particle-steps/s)",
+        s.loop_seconds,
+        rate,
+        rate * s.balls as f64
+    );
+    println!("balls           {}", s.balls);
+    println!(
+        "contacts        {} ({} active, {:.3} active per ball)",
+        s.contacts,
+        s.active,
+        s.active as f64 / s.balls.max(1) as f64
+    );
+    println!(
+        "output          {} (contacts {} rows, bodies {} rows, walls {} rows)",
+        s.out.display(),
+        s.output.contacts.rows,
+        s.output.bodies.rows,
+        s.output.walls.rows
+    );
+}
+
+fn main_inner(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Run {
+            config,
+            out,
+            steps,
+            threads,
+            quiet,
+        } => {
+            let opts = RunOptions {
+                out,
+                steps,
+                threads,
+                progress: !quiet && std::io::stderr().is_terminal(),
+                quiet,
+            };
+            let summary = talus_cli::run(&config, &opts)?;
+            if !quiet {
+                print_summary(&summary);
+            }
+        }
+        Command::Check { config } => {
+            let sim = talus_cli::check(&config)?;
+            println!(
+                "{}: ok ({} balls, {} walls, {} models)",
+                config.display(),
+                sim.balls.len(),
+                sim.walls.len(),
+                sim.models.len()
+            );
+        }
+        Command::Plugins { paths } => {
+            let mut reg = talus_cli::default_registry()?;
+            for p in &paths {
+                reg.load_path(p).map_err(|e| anyhow::anyhow!("{e}"))?;
+            }
+            for m in reg.models() {
+                println!("{}", talus_host::describe(m));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match main_inner(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,270 @@
+//! The talus command line as a library: load a run config and its plugins,
+//! build the simulation, step it with a progress bar and write the Parquet
+//! dataset. The `talus` binary is a thin clap front end over this.
+//!
+//! `anyhow` lives here only; the library crates below return typed errors.
+
+pub mod record;
+pub mod scene;
+
+use anyhow::{anyhow, Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use talus_config::{Duration, RunConfig};
+use talus_core::Simulation;
+use talus_host::{ModelRegistry, Origin};
+use talus_output::{DatasetWriter, OutputSummary, Table, WriterOptions};
+
+/// Overrides from the command line.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Output folder instead of the config's `[output] dir`.
+    pub out: Option<PathBuf>,
+    /// Number of steps instead of the config's duration.
+    pub steps: Option<u64>,
+    /// Worker threads instead of the config's `run.threads` (0 = all cores).
+    pub threads: Option<usize>,
+    /// Draw a progress bar (only when stderr is a terminal).
+    pub progress: bool,
+    /// Print the summary.
+    pub quiet: bool,
+}
+
+/// What a finished run reports.
+#[derive(Clone, Debug)]
+pub struct RunSummary {
+    /// Cycles done.
+    pub steps: u64,
+    /// Simulated time (s).
+    pub time: f64,
+    /// Wall-clock seconds of the stepping loop.
+    pub loop_seconds: f64,
+    /// Balls.
+    pub balls: usize,
+    /// Contacts at the end.
+    pub contacts: usize,
+    /// Active contacts at the end.
+    pub active: usize,
+    /// Output folder.
+    pub out: PathBuf,
+    /// Rows and parts written.
+    pub output: OutputSummary,
+}
+
+/// A registry with the embedded default models.
+pub fn default_registry() -> Result<ModelRegistry> {
+    let mut reg = ModelRegistry::new();
+    reg.add_embedded(talus_plugin_linear::root_module())
+        .map_err(|e| anyhow!("embedded plugin: {e}"))?;
+    Ok(reg)
+}
+
+/// Loads and validates a config, then loads the plugins it names.
+pub fn load(path: &Path) -> Result<(RunConfig, ModelRegistry)> {
+    let cfg = talus_config::load(path).map_err(|e| anyhow!("{e}"))?;
+    let mut reg = default_registry()?;
+    for p in &cfg.plugins {
+        reg.load_path(&p.path)
+            .map_err(|e| anyhow!("{}: {e}", p.location))?;
+    }
+    Ok((cfg, reg))
+}
+
+/// Validates a config completely (plugins, properties, generators, walls)
+/// without stepping.
+pub fn check(path: &Path) -> Result<Simulation> {
+    let (cfg, reg) = load(path)?;
+    scene::build(&cfg, &reg)
+}
+
+fn thread_pool(n: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build()
+        .context("cannot start the worker threads")
+}
+
+fn run_json(
+    cfg: &RunConfig,
+    reg: &ModelRegistry,
+    sim: &Simulation,
+    threads: usize,
+) -> serde_json::Value {
+    let models: Vec<serde_json::Value> = sim
+        .models
+        .iter()
+        .map(|m| {
+            let r = reg.get(&m.name);
+            serde_json::json!({
+                "name": m.name,
+                "version": m.entry.descriptor.version.to_string(),
+                "plugin": r.map(|r| r.plugin.clone()),
+                "origin": r.map(|r| match &r.origin {
+                    Origin::Embedded => "embedded".to_string(),
+                    Origin::Library(p) => p.display().to_string(),
+                }),
+                "properties": m.entry.descriptor.properties.iter().map(|p| serde_json::json!({
+                    "name": p.name.to_string(), "unit": p.unit.to_string()
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "talus_version": env!("CARGO_PKG_VERSION"),
+        "sdk_version": talus_sdk::SDK_VERSION,
+        "config_path": cfg.source.display().to_string(),
+        "config": cfg.text,
+        "threads": threads,
+        "seed": cfg.run.seed,
+        "models": models,
+        "units": {"length": "m", "time": "s", "mass": "kg", "force": "N", "moment": "N m", "energy": "J", "angle": "rad"},
+    })
+}
+
+/// Runs a config to the end (or to `opts.steps`).
+pub fn run(path: &Path, opts: &RunOptions) -> Result<RunSummary> {
+    let (cfg, reg) = load(path)?;
+    let threads = opts.threads.unwrap_or(cfg.run.threads);
+    let pool = thread_pool(threads)?;
+    let n_threads = pool.current_num_threads();
+    pool.install(|| run_loaded(&cfg, &reg, opts, n_threads))
+}
+
+fn run_loaded(
+    cfg: &RunConfig,
+    reg: &ModelRegistry,
+    opts: &RunOptions,
+    threads: usize,
+) -> Result<RunSummary> {
+    let mut sim = scene::build(cfg, reg)?;
+    let out = opts.out.clone().unwrap_or_else(|| cfg.output.dir.clone());
+    let writer = DatasetWriter::create(
+        &out,
+        WriterOptions {
+            overwrite: cfg.output.overwrite,
+            ..Default::default()
+        },
+    )
+    .map_err(|e| anyhow!("{e}"))?;
+    writer
+        .write_run_json(&run_json(cfg, reg, &sim, threads))
+        .map_err(|e| anyhow!("{e}"))?;
+    let recorder = record::Recorder::new(&sim);
+    let intervals = &cfg.output;
+    let record = |sim: &Simulation, writer: &DatasetWriter, force: bool| -> Result<()> {
+        let due = |every: u64| every > 0 && (force || sim.step % every == 0);
+        if due(intervals.contacts) {
+            writer
+                .send(Table::Contacts, recorder.contacts(sim))
+                .map_err(|e| anyhow!("{e}"))?;
+        }
+        if due(intervals.bodies) {
+            writer
+                .send(Table::Bodies, recorder.bodies(sim))
+                .map_err(|e| anyhow!("{e}"))?;
+        }
+        if due(intervals.walls) && !sim.walls.is_empty() {
+            writer
+                .send(Table::Walls, recorder.walls(sim))
+                .map_err(|e| anyhow!("{e}"))?;
+        }
+        Ok(())
+    };
+
+    // From here on, every failure still closes the dataset cleanly.
+    let result = (|| -> Result<()> {
+        sim.prepare()
+            .map_err(|e| anyhow!("{}: {e}", cfg.source.display()))?;
+        record(&sim, &writer, false)?;
+        Ok(())
+    })();
+    if let Err(e) = result {
+        let _ = writer.finish();
+        return Err(e);
+    }
+
+    let total_steps = opts.steps.or(match cfg.run.duration {
+        Duration::Steps(n) => Some(n),
+        Duration::Time(_) => None,
+    });
+    let end_time = match cfg.run.duration {
+        Duration::Time(t) if opts.steps.is_none() => Some(t),
+        _ => None,
+    };
+    let estimate = |sim: &Simulation| -> u64 {
+        total_steps.unwrap_or_else(|| {
+            let left = end_time.unwrap_or(0.0) - sim.time;
+            sim.step + (left / sim.dt.max(1e-300)).ceil().max(0.0) as u64
+        })
+    };
+    let bar = if opts.progress {
+        let pb = ProgressBar::with_draw_target(
+            Some(estimate(&sim)),
+            ProgressDrawTarget::stderr_with_hz(8),
+        );
+        pb.set_style(
+            ProgressStyle::with_template(
+                "{bar:30.cyan/blue} step {pos}/{len} | {msg} | {per_sec} | ETA {eta}",
+            )
+            .expect("the template is valid")
+            .progress_chars("=> "),
+        );
+        pb
+    } else {
+        ProgressBar::hidden()
+    };
+    let start = Instant::now();
+    let mut failure = None;
+    loop {
+        let done = match (total_steps, end_time) {
+            (Some(n), _) => sim.step >= n,
+            (None, Some(t)) => sim.time >= t,
+            (None, None) => true,
+        };
+        if done {
+            break;
+        }
+        if let Err(e) = sim.cycle() {
+            failure = Some(anyhow!("{}: {e}", cfg.source.display()));
+            break;
+        }
+        let last =
+            total_steps.is_some_and(|n| sim.step >= n) || end_time.is_some_and(|t| sim.time >= t);
+        if let Err(e) = record(&sim, &writer, last) {
+            failure = Some(e);
+            break;
+        }
+        if sim.step % 64 == 0 {
+            bar.set_length(estimate(&sim));
+            bar.set_position(sim.step);
+            bar.set_message(format!(
+                "t = {:.4e} s | {} contacts ({} active)",
+                sim.time,
+                sim.n_contacts(),
+                sim.n_active()
+            ));
+        }
+    }
+    let loop_seconds = start.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    let output = writer.finish().map_err(|e| anyhow!("{e}"));
+    if let Some(e) = failure {
+        return Err(e.context(format!(
+            "the run stopped at step {}; the output written so far is in {}",
+            sim.step,
+            out.display()
+        )));
+    }
+    let output = output?;
+    Ok(RunSummary {
+        steps: sim.step,
+        time: sim.time,
+        loop_seconds,
+        balls: sim.balls.len(),
+        contacts: sim.n_contacts(),
+        active: sim.n_active(),
+        out,
+        output,
+    })
+}

@@ -1,0 +1,457 @@
+//! Turns the state of a [`Simulation`] into output frames (one row per
+//! contact, ball or wall at the recorded step). The column set is fixed for
+//! a run, so every frame of a table has the same schema.
+
+use talus_core::cellspace::FACET;
+use talus_core::geometry::Region;
+use talus_core::Simulation;
+use talus_output::{Column, Frame};
+
+/// A model state column: its name in the output and, per model, the slot
+/// index that feeds it.
+struct StateColumn {
+    name: String,
+    unit: String,
+    doc: String,
+    slot_of_model: Vec<Option<usize>>,
+}
+
+/// The output layout of a run's state columns.
+pub struct Recorder {
+    state_columns: Vec<StateColumn>,
+}
+
+impl Recorder {
+    /// Plans the state columns: a slot name shared by several models with
+    /// the same unit becomes one column; otherwise the column is prefixed
+    /// with the model name.
+    pub fn new(sim: &Simulation) -> Recorder {
+        let mut cols: Vec<StateColumn> = Vec::new();
+        let n_models = sim.models.len();
+        for (mi, m) in sim.models.iter().enumerate() {
+            for (si, slot) in m.entry.descriptor.state.iter().enumerate() {
+                let name = slot.name.to_string();
+                let unit = slot.unit.to_string();
+                let existing = cols.iter_mut().find(|c| c.name == name);
+                match existing {
+                    Some(c) if c.unit == unit => c.slot_of_model[mi] = Some(si),
+                    Some(_) => {
+                        let mut slot_of_model = vec![None; n_models];
+                        slot_of_model[mi] = Some(si);
+                        cols.push(StateColumn {
+                            name: format!("{}_{}", m.name, name),
+                            unit,
+                            doc: slot.doc.to_string(),
+                            slot_of_model,
+                        });
+                    }
+                    None => {
+                        let mut slot_of_model = vec![None; n_models];
+                        slot_of_model[mi] = Some(si);
+                        cols.push(StateColumn {
+                            name,
+                            unit,
+                            doc: slot.doc.to_string(),
+                            slot_of_model,
+                        });
+                    }
+                }
+            }
+        }
+        Recorder {
+            state_columns: cols,
+        }
+    }
+
+    /// One row per contact.
+    pub fn contacts(&self, sim: &Simulation) -> Frame {
+        let n = sim.n_contacts();
+        let mut id = Vec::with_capacity(n);
+        let mut kind = Vec::with_capacity(n);
+        let mut end1 = Vec::with_capacity(n);
+        let mut end2 = Vec::with_capacity(n);
+        let mut body2 = Vec::with_capacity(n);
+        let mut facet = Vec::with_capacity(n);
+        let mut region = Vec::with_capacity(n);
+        let mut model = Vec::with_capacity(n);
+        let mut active = Vec::with_capacity(n);
+        let mut gap = Vec::with_capacity(n);
+        let mut vecs: Vec<Vec<f64>> = vec![Vec::with_capacity(n); 12 + 12];
+        let mut state: Vec<Vec<Option<f64>>> =
+            vec![Vec::with_capacity(n); self.state_columns.len()];
+        for (mi, m) in sim.models.iter().enumerate() {
+            let st = &m.store;
+            for k in 0..st.len() {
+                let p = &st.plane[k];
+                let o = &st.output[k];
+                id.push(st.id[k]);
+                end1.push(st.end1[k] as u64 + 1);
+                let b = st.end2[k];
+                if b & FACET != 0 {
+                    let (w, f) = sim.facet_owner[(b & !FACET) as usize];
+                    kind.push("ball-facet".to_string());
+                    end2.push(f as u64);
+                    body2.push(sim.walls[w as usize].id);
+                    facet.push(f as i64);
+                    region.push(Region::from_code(p.region).name().to_string());
+                } else {
+                    kind.push("ball-ball".to_string());
+                    end2.push(b as u64 + 1);
+                    body2.push(b as u64 + 1);
+                    facet.push(-1);
+                    region.push(String::new());
+                }
+                model.push(m.name.clone());
+                active.push(o.status == talus_sdk::STATUS_ACTIVE);
+                gap.push(p.gap);
+                let fg = sim.contact_force(mi, k);
+                let mg = sim.contact_moment(mi, k);
+                let values = [
+                    p.xc.x,
+                    p.xc.y,
+                    p.xc.z,
+                    p.n.x,
+                    p.n.y,
+                    p.n.z,
+                    p.s.x,
+                    p.s.y,
+                    p.s.z,
+                    p.t.x,
+                    p.t.y,
+                    p.t.z,
+                    o.force[0],
+                    o.force[1],
+                    o.force[2],
+                    fg.x,
+                    fg.y,
+                    fg.z,
+                    o.moment[0],
+                    o.moment[1],
+                    o.moment[2],
+                    mg.x,
+                    mg.y,
+                    mg.z,
+                ];
+                for (col, v) in vecs.iter_mut().zip(values) {
+                    col.push(v);
+                }
+                let block = &st.state[k * st.n_state..(k + 1) * st.n_state];
+                for (c, sc) in state.iter_mut().zip(&self.state_columns) {
+                    c.push(sc.slot_of_model[mi].map(|s| block[s]));
+                }
+            }
+        }
+        let step = vec![sim.step; n];
+        let time = vec![sim.time; n];
+        let mut f = Frame::new()
+            .push("step", "-", "cycle number", Column::U64(step))
+            .push("time", "s", "simulated time", Column::F64(time))
+            .push(
+                "id",
+                "-",
+                "contact id, stable for the contact's life",
+                Column::U64(id),
+            )
+            .push("kind", "", "ball-ball or ball-facet", Column::Str(kind))
+            .push("end1", "-", "ball id of end1", Column::U64(end1))
+            .push(
+                "end2",
+                "-",
+                "ball id of end2, or facet index in its wall",
+                Column::U64(end2),
+            )
+            .push(
+                "body2",
+                "-",
+                "ball id or wall id of end2",
+                Column::U64(body2),
+            )
+            .push(
+                "facet",
+                "-",
+                "facet index for ball-facet contacts, else -1",
+                Column::I64(facet),
+            )
+            .push(
+                "region",
+                "",
+                "facet region of the wall contact point (face, edgeK, vertexK)",
+                Column::Str(region),
+            )
+            .push("model", "", "contact model name", Column::Str(model))
+            .push(
+                "active",
+                "",
+                "whether the contact carries force",
+                Column::Bool(active),
+            )
+            .push(
+                "gap",
+                "m",
+                "contact gap, negative is overlap",
+                Column::F64(gap),
+            );
+        let names = [
+            ("xc_x", "m", "contact location"),
+            ("xc_y", "m", "contact location"),
+            ("xc_z", "m", "contact location"),
+            ("n_x", "-", "unit normal, end1 to end2"),
+            ("n_y", "-", "unit normal, end1 to end2"),
+            ("n_z", "-", "unit normal, end1 to end2"),
+            ("s_x", "-", "contact-plane axis s"),
+            ("s_y", "-", "contact-plane axis s"),
+            ("s_z", "-", "contact-plane axis s"),
+            ("t_x", "-", "contact-plane axis t"),
+            ("t_y", "-", "contact-plane axis t"),
+            ("t_z", "-", "contact-plane axis t"),
+            ("f_n", "N", "normal force on end2, > 0 compressive"),
+            ("f_s", "N", "shear force on end2 along s"),
+            ("f_t", "N", "shear force on end2 along t"),
+            ("fx", "N", "global force on end2"),
+            ("fy", "N", "global force on end2"),
+            ("fz", "N", "global force on end2"),
+            ("m_t", "N m", "twisting moment on end2 about n"),
+            ("m_bs", "N m", "bending moment on end2 about s"),
+            ("m_bt", "N m", "bending moment on end2 about t"),
+            ("mx", "N m", "global moment on end2"),
+            ("my", "N m", "global moment on end2"),
+            ("mz", "N m", "global moment on end2"),
+        ];
+        for ((name, unit, doc), col) in names.into_iter().zip(vecs) {
+            f = f.push(name, unit, doc, Column::F64(col));
+        }
+        let all_models = |sc: &StateColumn| sc.slot_of_model.iter().all(Option::is_some);
+        for (sc, col) in self.state_columns.iter().zip(state) {
+            let column = if all_models(sc) {
+                Column::F64(col.into_iter().map(|v| v.unwrap_or(f64::NAN)).collect())
+            } else {
+                Column::OptF64(col)
+            };
+            f = f.push(&sc.name, &sc.unit, &sc.doc, column);
+        }
+        f
+    }
+
+    /// One row per ball.
+    pub fn bodies(&self, sim: &Simulation) -> Frame {
+        let b = &sim.balls;
+        let n = b.len();
+        let names = sim.group_names();
+        let vec_col = |f: &dyn Fn(usize) -> f64| Column::F64((0..n).map(f).collect());
+        Frame::new()
+            .push("step", "-", "cycle number", Column::U64(vec![sim.step; n]))
+            .push(
+                "time",
+                "s",
+                "simulated time",
+                Column::F64(vec![sim.time; n]),
+            )
+            .push("id", "-", "ball id", Column::U64((1..=n as u64).collect()))
+            .push(
+                "kind",
+                "",
+                "body kind",
+                Column::Str(vec!["ball".to_string(); n]),
+            )
+            .push(
+                "group",
+                "",
+                "group name",
+                Column::Str((0..n).map(|i| names[b.group[i] as usize].clone()).collect()),
+            )
+            .push("radius", "m", "radius", vec_col(&|i| b.radius[i]))
+            .push("mass", "kg", "mass", vec_col(&|i| b.mass[i]))
+            .push("x", "m", "centre", vec_col(&|i| b.pos[i].x))
+            .push("y", "m", "centre", vec_col(&|i| b.pos[i].y))
+            .push("z", "m", "centre", vec_col(&|i| b.pos[i].z))
+            .push(
+                "vx",
+                "m/s",
+                "velocity (half step)",
+                vec_col(&|i| b.vel[i].x),
+            )
+            .push(
+                "vy",
+                "m/s",
+                "velocity (half step)",
+                vec_col(&|i| b.vel[i].y),
+            )
+            .push(
+                "vz",
+                "m/s",
+                "velocity (half step)",
+                vec_col(&|i| b.vel[i].z),
+            )
+            .push(
+                "wx",
+                "rad/s",
+                "angular velocity (half step)",
+                vec_col(&|i| b.spin[i].x),
+            )
+            .push(
+                "wy",
+                "rad/s",
+                "angular velocity (half step)",
+                vec_col(&|i| b.spin[i].y),
+            )
+            .push(
+                "wz",
+                "rad/s",
+                "angular velocity (half step)",
+                vec_col(&|i| b.spin[i].z),
+            )
+            .push(
+                "fx",
+                "N",
+                "resultant contact force",
+                vec_col(&|i| b.force[i].x),
+            )
+            .push(
+                "fy",
+                "N",
+                "resultant contact force",
+                vec_col(&|i| b.force[i].y),
+            )
+            .push(
+                "fz",
+                "N",
+                "resultant contact force",
+                vec_col(&|i| b.force[i].z),
+            )
+            .push(
+                "mx",
+                "N m",
+                "resultant contact moment",
+                vec_col(&|i| b.moment[i].x),
+            )
+            .push(
+                "my",
+                "N m",
+                "resultant contact moment",
+                vec_col(&|i| b.moment[i].y),
+            )
+            .push(
+                "mz",
+                "N m",
+                "resultant contact moment",
+                vec_col(&|i| b.moment[i].z),
+            )
+    }
+
+    /// One row per wall.
+    pub fn walls(&self, sim: &Simulation) -> Frame {
+        let w = &sim.walls;
+        let n = w.len();
+        let col = |f: &dyn Fn(usize) -> f64| Column::F64((0..n).map(f).collect());
+        Frame::new()
+            .push("step", "-", "cycle number", Column::U64(vec![sim.step; n]))
+            .push(
+                "time",
+                "s",
+                "simulated time",
+                Column::F64(vec![sim.time; n]),
+            )
+            .push(
+                "id",
+                "-",
+                "wall id",
+                Column::U64(w.iter().map(|w| w.id).collect()),
+            )
+            .push(
+                "name",
+                "",
+                "wall name",
+                Column::Str(w.iter().map(|w| w.name.clone()).collect()),
+            )
+            .push(
+                "cx",
+                "m",
+                "reference point (centre of rotation)",
+                col(&|i| w[i].centre.x),
+            )
+            .push(
+                "cy",
+                "m",
+                "reference point (centre of rotation)",
+                col(&|i| w[i].centre.y),
+            )
+            .push(
+                "cz",
+                "m",
+                "reference point (centre of rotation)",
+                col(&|i| w[i].centre.z),
+            )
+            .push(
+                "vx",
+                "m/s",
+                "translational velocity",
+                col(&|i| w[i].motion.velocity.x),
+            )
+            .push(
+                "vy",
+                "m/s",
+                "translational velocity",
+                col(&|i| w[i].motion.velocity.y),
+            )
+            .push(
+                "vz",
+                "m/s",
+                "translational velocity",
+                col(&|i| w[i].motion.velocity.z),
+            )
+            .push(
+                "wx",
+                "rad/s",
+                "angular velocity",
+                col(&|i| w[i].motion.spin.x),
+            )
+            .push(
+                "wy",
+                "rad/s",
+                "angular velocity",
+                col(&|i| w[i].motion.spin.y),
+            )
+            .push(
+                "wz",
+                "rad/s",
+                "angular velocity",
+                col(&|i| w[i].motion.spin.z),
+            )
+            .push(
+                "fx",
+                "N",
+                "total contact force on the wall",
+                col(&|i| w[i].force.x),
+            )
+            .push(
+                "fy",
+                "N",
+                "total contact force on the wall",
+                col(&|i| w[i].force.y),
+            )
+            .push(
+                "fz",
+                "N",
+                "total contact force on the wall",
+                col(&|i| w[i].force.z),
+            )
+            .push(
+                "mx",
+                "N m",
+                "total moment about the reference point",
+                col(&|i| w[i].moment.x),
+            )
+            .push(
+                "my",
+                "N m",
+                "total moment about the reference point",
+                col(&|i| w[i].moment.y),
+            )
+            .push(
+                "mz",
+                "N m",
+                "total moment about the reference point",
+                col(&|i| w[i].moment.z),
+            )
+    }
+}

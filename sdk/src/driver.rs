@@ -37,6 +37,44 @@ pub trait ContactModel: Sized {
     }
 }
 
+thread_local! {
+    /// Whether this thread is inside a batch call of the driver.
+    static IN_BATCH: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Keeps the default panic hook from printing a message and backtrace for
+/// panics that the driver catches and reports as errors; panics elsewhere
+/// still reach the previous hook. Installed once per copy of std (a cdylib
+/// plugin has its own).
+fn quiet_caught_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !IN_BATCH.with(Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// Marks the current thread as inside a batch call until dropped.
+struct BatchScope;
+
+impl BatchScope {
+    fn enter() -> BatchScope {
+        quiet_caught_panics();
+        IN_BATCH.with(|b| b.set(true));
+        BatchScope
+    }
+}
+
+impl Drop for BatchScope {
+    fn drop(&mut self) {
+        IN_BATCH.with(|b| b.set(false));
+    }
+}
+
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         format!("panicked: {s}")
@@ -77,6 +115,7 @@ pub extern "C" fn run_batch<M: ContactModel>(
     mut outputs: RSliceMut<'_, ContactOutput>,
 ) -> RResult<(), BatchError> {
     let current = Cell::new(0usize);
+    let _scope = BatchScope::enter();
     let result = catch_unwind(AssertUnwindSafe(|| -> Result<(), String> {
         // The engine takes both lengths from this model's descriptor when
         // it loads the plugin; only the slices are checked here.
@@ -121,6 +160,7 @@ pub extern "C" fn run_propagate<M: ContactModel>(
     from: RSlice<'_, f64>,
     mut to: RSliceMut<'_, f64>,
 ) -> RResult<(), RString> {
+    let _scope = BatchScope::enter();
     let result = catch_unwind(AssertUnwindSafe(|| {
         if from.len() != to.len() {
             return Err(format!(

@@ -181,7 +181,10 @@ fn run_loaded(
     })();
     if let Err(e) = result {
         let _ = writer.finish();
-        return Err(e);
+        return Err(e.context(format!(
+            "the run stopped before step 1; the output written so far is in {}",
+            out.display()
+        )));
     }
 
     let total_steps = opts.steps.or(match cfg.run.duration {

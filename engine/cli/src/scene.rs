@@ -158,7 +158,10 @@ pub fn build(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation> {
                 let at = rule
                     .properties
                     .iter()
-                    .find(|(k, _, _)| e.to_string().contains(&format!("'{k}'")))
+                    .find(|(k, _, _)| {
+                        let m = e.to_string();
+                        m.contains(&format!("'{k}'")) || m.contains(&format!("\"{k}\""))
+                    })
                     .map(|(_, _, loc)| loc)
                     .unwrap_or(&rule.location);
                 error_at(at, format!("model '{}': {e}", rule.model))

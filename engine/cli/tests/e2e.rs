@@ -1,0 +1,359 @@
+//! End-to-end runs of the `talus` binary: every example config, the
+//! determinism guarantees, plugin loading through a run, and bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use talus_host::fixtures::{build_fixture, build_plugin_cdylib, workspace_root};
+
+fn talus(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_talus"))
+        .args(args)
+        .current_dir(workspace_root())
+        .output()
+        .expect("the talus binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn check_dataset(dir: &Path) {
+    let o = Command::new("python3")
+        .arg(workspace_root().join("tools/py/check_dataset.py"))
+        .arg(dir)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        o.status.success(),
+        "check_dataset.py failed on {}:\n{}{}",
+        dir.display(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+fn configs(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            configs(&p, out);
+        } else if p.extension().is_some_and(|x| x == "toml") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_example_config_runs_shortened() {
+    let mut all = Vec::new();
+    configs(&workspace_root().join("configs"), &mut all);
+    all.sort();
+    assert!(!all.is_empty());
+    let tmp = tempfile::tempdir().unwrap();
+    for (k, cfg) in all.iter().enumerate() {
+        let out = tmp.path().join(format!("run{k}"));
+        let o = talus(&[
+            "run",
+            cfg.to_str().unwrap(),
+            "--steps",
+            "30",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(
+            o.status.success(),
+            "{} failed:\n{}",
+            cfg.display(),
+            stderr(&o)
+        );
+        check_dataset(&out);
+    }
+}
+
+/// Contact part files of a run, in name order.
+fn contact_parts(dir: &Path) -> Vec<Vec<u8>> {
+    let mut parts: Vec<PathBuf> = std::fs::read_dir(dir.join("contacts"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
+        .collect();
+    parts.sort();
+    parts.iter().map(|p| std::fs::read(p).unwrap()).collect()
+}
+
+fn write_config(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// A small, busy version of the settle example: balls start packed close
+/// together so that many contacts are active within a few hundred steps.
+fn busy_settle(plugins: &str) -> String {
+    format!(
+        r#"{plugins}
+[run]
+steps = 400
+dt = "auto"
+gravity = [0.0, 0.0, -9.81]
+seed = 3
+
+[[models]]
+model = "linear"
+groups = ["*", "*"]
+properties = {{ kn = 1.0e5, ks = 2.857e4, fric = 0.5, dp_nratio = 0.2, dp_sratio = 0.1 }}
+
+[[balls]]
+kind = "random"
+group = "grain"
+count = 600
+radius = [0.0009, 0.0011]
+density = 2500.0
+damping = 0.1
+velocity = [0.05, -0.02, -0.3]
+region = {{ min = [0.0, 0.0, 0.0], max = [0.02, 0.02, 0.04] }}
+
+[[walls]]
+name = "box"
+kind = "box"
+group = "box"
+min = [0.0, 0.0, 0.0]
+max = [0.02, 0.02, 0.05]
+open = ["+z"]
+divisions = 3
+
+[output]
+contacts = 100
+bodies = 0
+walls = 100
+"#
+    )
+}
+
+#[test]
+fn same_bits_with_one_and_two_threads_and_with_the_cdylib_model() {
+    let tmp = tempfile::tempdir().unwrap();
+    let embedded = write_config(tmp.path(), "busy.toml", &busy_settle(""));
+    let lib = build_plugin_cdylib("talus-plugin-linear");
+    let loaded = write_config(
+        tmp.path(),
+        "busy_cdylib.toml",
+        &busy_settle(&format!(
+            "[[plugins]]\npath = {:?}\n",
+            lib.display().to_string()
+        )),
+    );
+    let run = |cfg: &Path, threads: &str, name: &str| -> PathBuf {
+        let out = tmp.path().join(name);
+        let o = talus(&[
+            "run",
+            cfg.to_str().unwrap(),
+            "--threads",
+            threads,
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        out
+    };
+    let one = contact_parts(&run(&embedded, "1", "t1"));
+    let two = contact_parts(&run(&embedded, "2", "t2"));
+    let dynamic = contact_parts(&run(&loaded, "2", "dyn"));
+    assert!(!one.is_empty() && one.iter().map(Vec::len).sum::<usize>() > 10_000);
+    assert!(
+        one == two,
+        "contact Parquet differs between 1 and 2 threads"
+    );
+    assert!(
+        one == dynamic,
+        "contact Parquet differs between the embedded and the cdylib model"
+    );
+}
+
+#[test]
+fn out_of_tree_plugin_runs_and_panicking_plugin_stops_cleanly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let good = build_fixture("good");
+    let text = |lib: &Path, model: &str, props: &str| {
+        format!(
+            r#"[[plugins]]
+path = {:?}
+[run]
+steps = 300
+dt = 1e-6
+gravity = [0.0, 0.0, -9.81]
+[[models]]
+model = "{model}"
+groups = ["*", "*"]
+properties = {{ {props} }}
+[[balls]]
+kind = "list"
+density = 2500.0
+radius = 0.001
+balls = [ {{ pos = [0.0, 0.0, 0.001] }}, {{ pos = [0.0, 0.0, 0.00305], velocity = [0.0, 0.0, -1.0] }} ]
+[[walls]]
+name = "floor"
+kind = "mesh"
+path = "floor.obj"
+[output]
+contacts = 10
+"#,
+            lib.display().to_string()
+        )
+    };
+    std::fs::write(
+        tmp.path().join("floor.obj"),
+        "v -0.01 -0.01 0\nv 0.01 -0.01 0\nv 0.01 0.01 0\nv -0.01 0.01 0\nf 1 2 3\nf 1 3 4\n",
+    )
+    .unwrap();
+    let cfg = write_config(
+        tmp.path(),
+        "good.toml",
+        &text(&good, "test_hooke", "k = 1.0e4"),
+    );
+    let out = tmp.path().join("good_out");
+    let o = talus(&[
+        "run",
+        cfg.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    check_dataset(&out);
+
+    // The model requires k: leaving it out is a config error at the rule.
+    let cfg = write_config(tmp.path(), "missing.toml", &text(&good, "test_hooke", ""));
+    let o = talus(&["check", cfg.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(
+        e.contains("missing.toml:") && e.contains("\"k\"") && e.contains("requires"),
+        "{e}"
+    );
+    assert!(!e.contains("panicked"), "{e}");
+
+    // A model that panics once the overlap exceeds 10 um.
+    let bad = build_fixture("panicking");
+    let cfg = write_config(
+        tmp.path(),
+        "panic.toml",
+        &text(&bad, "test_panic", "limit = 1e-5"),
+    );
+    let out = tmp.path().join("panic_out");
+    let o = talus(&[
+        "run",
+        cfg.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("model 'test_panic'") && e.contains("failed at contact"),
+        "{e}"
+    );
+    assert!(e.contains("output written so far"), "{e}");
+    assert!(
+        !e.contains("panicked at"),
+        "the plugin's panic leaked a trace:\n{e}"
+    );
+    check_dataset(&out);
+}
+
+fn expect_config_error(name: &str, text: &str, words: &[&str]) {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = write_config(tmp.path(), name, text);
+    let o = talus(&[
+        "run",
+        cfg.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        tmp.path().join("out").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{name} should fail");
+    let e = stderr(&o);
+    assert!(
+        !e.contains("panicked") && !e.contains("RUST_BACKTRACE"),
+        "{name}: panic trace:\n{e}"
+    );
+    assert_eq!(
+        e.trim().lines().count(),
+        1,
+        "{name}: expected one line:\n{e}"
+    );
+    for w in words {
+        assert!(e.contains(w), "{name}: '{w}' missing from:\n{e}");
+    }
+}
+
+const BASE: &str = r#"[run]
+steps = 10
+[[models]]
+model = "linear"
+groups = ["*", "*"]
+properties = { kn = 1e5 }
+"#;
+
+#[test]
+fn bad_configs_stop_with_one_clear_message() {
+    expect_config_error(
+        "unknown_key.toml",
+        &format!("{BASE}[[balls]]\nkind = \"list\"\ndensity = 1.0\nradiuss = 1.0\nballs = []\n"),
+        &["unknown_key.toml:", "radiuss", "allowed"],
+    );
+    expect_config_error(
+        "wrong_type.toml",
+        &format!("{BASE}[[balls]]\nkind = \"list\"\ndensity = \"heavy\"\nballs = []\n"),
+        &["wrong_type.toml:", "density"],
+    );
+    expect_config_error(
+        "negative_radius.toml",
+        &format!("{BASE}[[balls]]\nkind = \"list\"\ndensity = 1.0\nradius = -0.001\nballs = [{{ pos = [0.0, 0.0, 0.0] }}]\n"),
+        &["negative_radius.toml:", "radius"],
+    );
+    expect_config_error(
+        "cannot_fit.toml",
+        &format!(
+            "{BASE}[[balls]]\nkind = \"random\"\ndensity = 1.0\ncount = 10000\nradius = 0.001\nmax_attempts = 20\nregion = {{ min = [0.0, 0.0, 0.0], max = [0.01, 0.01, 0.01] }}\n"
+        ),
+        &["cannot_fit.toml:", "cannot fit 10000 balls"],
+    );
+    expect_config_error(
+        "missing_mesh.toml",
+        &format!("{BASE}[[walls]]\nname = \"w\"\nkind = \"mesh\"\npath = \"nowhere.stl\"\n"),
+        &["missing_mesh.toml:", "nowhere.stl"],
+    );
+    expect_config_error(
+        "bad_property.toml",
+        "[run]\nsteps = 10\n[[models]]\nmodel = \"linear\"\ngroups = [\"*\", \"*\"]\nproperties = { kn = 1e5, dp_nratio = 3.0 }\n[[balls]]\nkind = \"list\"\ndensity = 1.0\nradius = 0.001\nballs = [{ pos = [0.0, 0.0, 0.0] }]\n",
+        &["bad_property.toml:", "dp_nratio"],
+    );
+    expect_config_error(
+        "unknown_model.toml",
+        "[run]\nsteps = 10\n[[models]]\nmodel = \"hertz_typo\"\ngroups = [\"*\", \"*\"]\n[[balls]]\nkind = \"list\"\ndensity = 1.0\nradius = 0.001\nballs = [{ pos = [0.0, 0.0, 0.0] }]\n",
+        &["unknown_model.toml:", "hertz_typo", "linear"],
+    );
+    expect_config_error(
+        "no_pairing.toml",
+        "[run]\nsteps = 10\n[[models]]\nmodel = \"linear\"\ngroups = [\"a\", \"a\"]\n[[balls]]\nkind = \"list\"\ngroup = \"a\"\ndensity = 1.0\nradius = 0.001\nballs = [{ pos = [0.0, 0.0, 0.0] }]\n[[walls]]\nname = \"w\"\nkind = \"box\"\ngroup = \"b\"\nmin = [-1.0, -1.0, -1.0]\nmax = [1.0, 1.0, 1.0]\n",
+        &["no_pairing.toml", "'a'", "'b'"],
+    );
+}
+
+#[test]
+fn plugins_command_lists_embedded_and_loaded_models() {
+    let good = build_fixture("good");
+    let o = talus(&["plugins", good.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = String::from_utf8_lossy(&o.stdout);
+    for w in ["linear", "kn", "N/m", "fs_s", "test_hooke", "copy"] {
+        assert!(
+            s.to_lowercase().contains(&w.to_lowercase()),
+            "'{w}' missing from:\n{s}"
+        );
+    }
+}

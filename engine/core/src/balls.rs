@@ -64,6 +64,10 @@ pub struct Balls {
     pub mass: Vec<f64>,
     /// Moment of inertia about the centre, 2/5 m r^2 (kg m^2).
     pub inertia: Vec<f64>,
+    /// 1 / mass (1/kg), kept so the law of motion multiplies.
+    pub inv_mass: Vec<f64>,
+    /// 1 / inertia (1/(kg m^2)).
+    pub inv_inertia: Vec<f64>,
     /// Resultant contact force of the last cycle (N).
     pub force: Vec<Vec3>,
     /// Resultant contact moment of the last cycle (N m).
@@ -98,7 +102,10 @@ impl Balls {
         self.spin.push(b.spin);
         self.radius.push(b.radius);
         self.mass.push(mass);
-        self.inertia.push(0.4 * mass * b.radius * b.radius);
+        let inertia = 0.4 * mass * b.radius * b.radius;
+        self.inertia.push(inertia);
+        self.inv_mass.push(1.0 / mass);
+        self.inv_inertia.push(1.0 / inertia);
         self.force.push(Vec3::ZERO);
         self.moment.push(Vec3::ZERO);
         self.stiffness.push(0.0);

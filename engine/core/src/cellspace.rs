@@ -3,10 +3,14 @@
 //! Reads: piece extents (balls and wall facets). Writes: each piece's cell
 //! extent (its extent enlarged by the tolerance) and its cell memberships,
 //! and the list of piece pairs whose cell extents came to overlap.
-//! Invariants: a piece is re-binned only when its extent leaves its cell
-//! extent; a pair is a candidate exactly when the two cell extents overlap;
-//! candidate lists come out sorted, so contact creation order (and contact
-//! ids) do not depend on cell contents or thread count.
+//! Invariants: a ball is re-binned only when its centre has moved more
+//! than the tolerance from where it was last binned (its reference
+//! position), a facet when its extent leaves its cell extent. Two balls are
+//! near while their reference positions are closer than `r1 + r2 + 2 tol`
+//! (so no contact can start unseen while neither is re-binned); a ball and
+//! a facet are near while their cell extents overlap. Candidate lists come
+//! out sorted, so contact creation order (and contact ids) do not depend on
+//! cell contents or thread count.
 
 use crate::math::{Aabb, Vec3};
 
@@ -32,6 +36,9 @@ pub struct CellSpace {
     pub tolerance: f64,
     /// Cell extent of every ball.
     pub ball_extent: Vec<Aabb>,
+    /// Reference position of every ball (centre when last binned) and its
+    /// radius enlarged by the tolerance.
+    ball_ref: Vec<(Vec3, f64)>,
     ball_range: Vec<CellRange>,
     /// Cell extent of every facet (global facet index).
     pub facet_extent: Vec<Aabb>,
@@ -66,6 +73,7 @@ impl CellSpace {
             cells: vec![Vec::new(); (dims[0] * dims[1] * dims[2]) as usize],
             tolerance,
             ball_extent: Vec::new(),
+            ball_ref: Vec::new(),
             ball_range: Vec::new(),
             facet_extent: Vec::new(),
             facet_range: Vec::new(),
@@ -116,12 +124,13 @@ impl CellSpace {
         });
     }
 
-    /// Adds ball `index` (must equal the number of balls added so far).
-    pub fn add_ball(&mut self, extent: Aabb) {
+    /// Adds the next ball (index = number of balls added so far).
+    pub fn add_ball(&mut self, centre: Vec3, radius: f64) {
         let index = self.ball_extent.len() as u32;
-        let ce = extent.enlarged(self.tolerance);
+        let ce = Aabb::of_sphere(centre, radius + self.tolerance);
         let r = self.range_of(&ce);
         self.ball_extent.push(ce);
+        self.ball_ref.push((centre, radius + self.tolerance));
         self.ball_range.push(r);
         self.bin(index, r);
         self.moved.push(index);
@@ -138,13 +147,17 @@ impl CellSpace {
         self.moved.push(FACET | index);
     }
 
-    /// Re-bins ball `i` if its extent left its cell extent; returns whether it did.
+    /// Re-bins ball `i` if its centre moved more than the tolerance since
+    /// it was last binned; returns whether it did. The cell extent then
+    /// still contains the ball's extent.
     #[inline]
-    pub fn update_ball(&mut self, i: usize, extent: Aabb) -> bool {
-        if self.ball_extent[i].contains(&extent) {
+    pub fn update_ball(&mut self, i: usize, centre: Vec3, radius: f64) -> bool {
+        let (c0, _) = self.ball_ref[i];
+        if (centre - c0).length_squared() <= self.tolerance * self.tolerance {
             return false;
         }
-        let ce = extent.enlarged(self.tolerance);
+        self.ball_ref[i] = (centre, radius + self.tolerance);
+        let ce = Aabb::of_sphere(centre, radius + self.tolerance);
         let r = self.range_of(&ce);
         let old = self.ball_range[i];
         if r != old {
@@ -192,7 +205,21 @@ impl CellSpace {
         }
     }
 
-    /// Pairs `(a, b)` involving a re-binned piece whose cell extents overlap,
+    /// Whether two pieces are near enough to keep (or create) a contact:
+    /// the enlarged spheres of two balls overlap, or the cell extents of a
+    /// ball and a facet do.
+    #[inline]
+    pub fn near(&self, a: u32, b: u32) -> bool {
+        if a & FACET == 0 && b & FACET == 0 {
+            let (pa, ra) = self.ball_ref[a as usize];
+            let (pb, rb) = self.ball_ref[b as usize];
+            (pa - pb).length_squared() <= (ra + rb) * (ra + rb)
+        } else {
+            self.extent(a).overlaps(self.extent(b))
+        }
+    }
+
+    /// Pairs `(a, b)` involving a re-binned piece that are [`CellSpace::near`],
     /// sorted and without duplicates. `a` is always a ball; `b` is a ball
     /// with a larger index or a facet reference. Facet-facet pairs are never
     /// produced (walls do not interact).
@@ -212,7 +239,7 @@ impl CellSpace {
                     if q == p || (p & FACET != 0 && q & FACET != 0) {
                         continue;
                     }
-                    if !ext.overlaps(self.extent(q)) {
+                    if !ext.overlaps(self.extent(q)) || !self.near(p, q) {
                         continue;
                     }
                     // Normalise: the ball first; two balls by index.

@@ -118,7 +118,32 @@ pub fn random_balls(
             ));
         }
     }
-    Ok(placed.split_off(first_new))
+    let mut balls = placed.split_off(first_new);
+    sort_spatially(&mut balls, region);
+    Ok(balls)
+}
+
+/// Spreads the low 21 bits of `v` to every third bit.
+fn spread3(v: u64) -> u64 {
+    let mut x = v & 0x1f_ffff;
+    x = (x | x << 32) & 0x1f00000000ffff;
+    x = (x | x << 16) & 0x1f0000ff0000ff;
+    x = (x | x << 8) & 0x100f00f00f00f00f;
+    x = (x | x << 4) & 0x10c30c30c30c30c3;
+    (x | x << 2) & 0x1249249249249249
+}
+
+/// Orders balls along a Z-order (Morton) curve over `region`, so balls
+/// close in space get close ids and close memory slots: the contact loops
+/// then touch fewer cache lines. Placement order carries no meaning, so
+/// nothing is lost.
+fn sort_spatially(balls: &mut [(Vec3, f64)], region: Aabb) {
+    let ext = (region.max - region.min).max(Vec3::splat(f64::MIN_POSITIVE));
+    let key = |p: Vec3| -> u64 {
+        let q = ((p - region.min) / ext).clamp(Vec3::ZERO, Vec3::ONE) * 2_097_151.0;
+        spread3(q.x as u64) | spread3(q.y as u64) << 1 | spread3(q.z as u64) << 2
+    };
+    balls.sort_by_cached_key(|&(p, _)| key(p));
 }
 
 /// A simple cubic lattice with the given spacing filling `region` (centres

@@ -26,7 +26,9 @@ use crate::wall::Wall;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use talus_sdk::abi_stable::std_types::{RSlice, RSliceMut};
-use talus_sdk::{flags, BatchContext, ContactInput, ContactOutput, ModelEntry, STATUS_INACTIVE};
+use talus_sdk::{
+    flags, BatchContext, ContactInput, ContactOutput, ModelEntry, STATUS_ACTIVE, STATUS_INACTIVE,
+};
 
 /// One chunk of a model's contacts as the parallel iterator yields it:
 /// chunk index, inputs, outputs and state block.
@@ -127,7 +129,10 @@ pub struct Simulation {
     cells: Option<CellSpace>,
     candidates: Vec<(u32, u32)>,
     next_contact_id: u64,
-    dt_free: Vec<f64>,
+    /// Per ball: the stiffness of one just-touching contact with the
+    /// stiffest model its group is assigned (N/m), the floor of its
+    /// timestep stiffness.
+    k_probe: Vec<f64>,
     /// Cycles done.
     pub step: u64,
     /// Simulated time (s).
@@ -168,7 +173,7 @@ impl Simulation {
             cells: None,
             candidates: Vec::new(),
             next_contact_id: 1,
-            dt_free: Vec::new(),
+            k_probe: Vec::new(),
             step: 0,
             time: 0.0,
             dt: 0.0,
@@ -386,27 +391,25 @@ impl Simulation {
     }
 
     fn prepare_checked(&mut self) -> Result<(), StepError> {
-        // Timestep bound of a ball with no contacts: its lightest assignment.
-        let mut dt_free = vec![f64::INFINITY; self.balls.len()];
-        for (i, d) in dt_free.iter_mut().enumerate() {
-            let g = self.balls.group[i];
-            let mut k: f64 = 0.0;
-            for (&(a, b), &(m, set)) in &self.assignment {
-                if a == g || b == g {
-                    k = k.max(
-                        self.models[m as usize]
-                            .probe_stiffness
-                            .get(set as usize)
-                            .copied()
-                            .unwrap_or(0.0),
-                    );
-                }
-            }
-            if k > 0.0 {
-                *d = (self.balls.mass[i] / k).sqrt();
+        // Timestep floor of a ball with no contacts: its stiffest assignment.
+        let mut k_group: FxHashMap<u16, f64> = FxHashMap::default();
+        for (&(a, b), &(m, set)) in &self.assignment {
+            let k = self.models[m as usize]
+                .probe_stiffness
+                .get(set as usize)
+                .copied()
+                .unwrap_or(0.0);
+            for g in [a, b] {
+                let e = k_group.entry(g).or_insert(0.0);
+                *e = e.max(k);
             }
         }
-        self.dt_free = dt_free;
+        self.k_probe = self
+            .balls
+            .group
+            .iter()
+            .map(|g| k_group.get(g).copied().unwrap_or(0.0))
+            .collect();
 
         // Cell space over everything there is now, with a margin.
         let mut domain = Aabb::EMPTY;
@@ -436,7 +439,7 @@ impl Simulation {
         let cell = 2.0 * (r_max + tol);
         let mut cells = CellSpace::new(domain.enlarged(cell), cell, tol);
         for i in 0..self.balls.len() {
-            cells.add_ball(Aabb::of_sphere(self.balls.pos[i], self.balls.radius[i]));
+            cells.add_ball(self.balls.pos[i], self.balls.radius[i]);
         }
         for &(w, f) in &self.facet_owner {
             cells.add_facet(self.walls[w as usize].facet_extent(f as usize));
@@ -454,20 +457,14 @@ impl Simulation {
     }
 
     fn auto_timestep(&self, safety: f64) -> Result<f64, StepError> {
+        // min_i sqrt(m_i / k_i) = 1 / sqrt(max_i k_i / m_i): one root per step.
         let b = &self.balls;
-        let dt = (0..b.len())
+        let rate = (0..b.len())
             .into_par_iter()
-            .with_min_len(4096)
-            .map(|i| {
-                let k = b.stiffness[i];
-                let d = if k > 0.0 {
-                    (b.mass[i] / k).sqrt()
-                } else {
-                    f64::INFINITY
-                };
-                d.min(self.dt_free[i])
-            })
-            .reduce(|| f64::INFINITY, f64::min);
+            .with_min_len(8192)
+            .map(|i| b.stiffness[i].max(self.k_probe[i]) * b.inv_mass[i])
+            .reduce(|| 0.0, f64::max);
+        let dt = 1.0 / rate.sqrt();
         if dt.is_finite() && dt > 0.0 {
             Ok(safety * dt)
         } else {
@@ -509,14 +506,13 @@ impl Simulation {
     fn motion(&mut self, dt: f64) -> Result<(), StepError> {
         let g = self.settings.gravity;
         let b = &mut self.balls;
-        let bad = (
+        let (pos, vel, spin, (force, moment, inv_mass, inv_inertia), (damping, fixity)) = (
             &mut b.pos,
             &mut b.vel,
             &mut b.spin,
-            (&b.force, &b.moment, &b.mass, &b.inertia),
+            (&b.force, &b.moment, &b.inv_mass, &b.inv_inertia),
             (&b.damping, &b.fixity),
         );
-        let (pos, vel, spin, (force, moment, mass, inertia), (damping, fixity)) = bad;
         let first_bad = pos
             .par_iter_mut()
             .zip(vel.par_iter_mut())
@@ -524,19 +520,23 @@ impl Simulation {
             .enumerate()
             .with_min_len(2048)
             .map(|(i, ((x, v), w))| {
-                let m = mass[i];
                 let a = damping[i];
                 let fix = fixity[i];
-                let f = force[i] + g * m;
-                let mo = moment[i];
-                for k in 0..3 {
-                    if !fix.fixed(k) {
-                        let fk = f[k] - a * f[k].abs() * sign(v[k]);
-                        v[k] += fk / m * dt;
-                    }
-                    if !fix.fixed(k + 3) {
-                        let mk = mo[k] - a * mo[k].abs() * sign(w[k]);
-                        w[k] += mk / inertia[i] * dt;
+                let (im, ii) = (inv_mass[i], inv_inertia[i]);
+                // Accelerations: local damping scales with |F + m g| / m.
+                let acc = force[i] * im + g;
+                let alpha = moment[i] * ii;
+                if a == 0.0 && fix.0 == 0 {
+                    *v += acc * dt;
+                    *w += alpha * dt;
+                } else {
+                    for k in 0..3 {
+                        if !fix.fixed(k) {
+                            v[k] += (acc[k] - a * acc[k].abs() * sign(v[k])) * dt;
+                        }
+                        if !fix.fixed(k + 3) {
+                            w[k] += (alpha[k] - a * alpha[k].abs() * sign(w[k])) * dt;
+                        }
                     }
                 }
                 *x += *v * dt;
@@ -565,7 +565,7 @@ impl Simulation {
             return;
         };
         for i in 0..self.balls.len() {
-            cells.update_ball(i, Aabb::of_sphere(self.balls.pos[i], self.balls.radius[i]));
+            cells.update_ball(i, self.balls.pos[i], self.balls.radius[i]);
         }
         for (g, &(w, f)) in self.facet_owner.iter().enumerate() {
             let wall = &self.walls[w as usize];
@@ -583,7 +583,7 @@ impl Simulation {
             while slot > 0 {
                 slot -= 1;
                 let (a, b) = (st.end1[slot], st.end2[slot]);
-                if cells.extent(a).overlaps(cells.extent(b)) {
+                if cells.near(a, b) {
                     continue;
                 }
                 self.contact_map.remove(&pair_key(a, b));
@@ -630,6 +630,10 @@ impl Simulation {
         let walls = &self.walls;
         let owner = &self.facet_owner;
         for m in &mut self.models {
+            // Models active only under overlap need no frame or increments
+            // while the gap is open: their state is reset then anyway, and
+            // a contact that closes starts a fresh frame.
+            let overlap_only = m.entry.descriptor.activity == talus_sdk::Activity::Overlap;
             let st = &mut m.store;
             let (end1, end2) = (&st.end1, &st.end2);
             st.plane
@@ -683,12 +687,21 @@ impl Simulation {
                             0,
                         )
                     };
-                    contact::update_frame(plane, n, e1.w, e2.w, dt);
                     plane.xc = xc;
                     plane.gap = gap;
                     plane.region = region;
                     input.gap = gap;
                     input.flags &= !flags::SUPPRESSED;
+                    if overlap_only && gap > 0.0 {
+                        plane.n = n;
+                        plane.initialised = false;
+                        input.delta_n = 0.0;
+                        input.delta_s = [0.0; 2];
+                        input.theta_t = 0.0;
+                        input.theta_b = [0.0; 2];
+                        return;
+                    }
+                    contact::update_frame(plane, n, e1.w, e2.w, dt);
                     contact::increments(plane, &e1, &e2, dt, input);
                 });
         }
@@ -841,7 +854,16 @@ impl Simulation {
             for k in 0..st.len() {
                 st.input[k].flags &= !flags::NEW;
                 let o = &st.output[k];
-                if o.status == STATUS_INACTIVE {
+                if o.status != STATUS_ACTIVE {
+                    // Only active contacts carry force (sdk contract);
+                    // could-be-active ones still count for the timestep.
+                    if o.status != STATUS_INACTIVE {
+                        b.stiffness[st.end1[k] as usize] += o.stiffness[0];
+                        let e2 = st.end2[k];
+                        if e2 & FACET == 0 {
+                            b.stiffness[e2 as usize] += o.stiffness[0];
+                        }
+                    }
                     continue;
                 }
                 let p = &st.plane[k];

@@ -135,7 +135,7 @@ impl Recorder {
                 for (col, v) in vecs.iter_mut().zip(values) {
                     col.push(v);
                 }
-                let block = &st.state[k * st.n_state..(k + 1) * st.n_state];
+                let block = st.state_of(k);
                 for (c, sc) in state.iter_mut().zip(&self.state_columns) {
                     c.push(sc.slot_of_model[mi].map(|s| block[s]));
                 }

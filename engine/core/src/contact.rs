@@ -88,7 +88,12 @@ pub fn rotate_frame(
     let s2 = s1 - s1.cross(wt * dt);
     let sp = s2 - n * s2.dot(n);
     let len = sp.length();
-    let s = if len > 1e-12 { sp / len } else { initial_s(n) };
+    // One reciprocal instead of three divisions (glam divides per lane).
+    let s = if len > 1e-12 {
+        sp * (1.0 / len)
+    } else {
+        initial_s(n)
+    };
     (s, n.cross(s))
 }
 
@@ -148,7 +153,7 @@ pub fn plane_ball_ball(x1: Vec3, r1: f64, x2: Vec3, r2: f64, prev_n: Vec3) -> (V
     let d_vec = x2 - x1;
     let d = d_vec.length();
     let n = if d > 0.0 {
-        d_vec / d
+        d_vec * (1.0 / d)
     } else if prev_n != Vec3::ZERO {
         prev_n
     } else {
@@ -167,9 +172,40 @@ pub fn plane_ball_ball(x1: Vec3, r1: f64, x2: Vec3, r2: f64, prev_n: Vec3) -> (V
 pub fn plane_ball_facet(x1: Vec3, r1: f64, xf: Vec3, facet_normal: Vec3) -> (Vec3, f64, Vec3) {
     let d_vec = xf - x1;
     let d = d_vec.length();
-    let n = if d > 0.0 { d_vec / d } else { -facet_normal };
+    let n = if d > 0.0 {
+        d_vec * (1.0 / d)
+    } else {
+        -facet_normal
+    };
     let gap = d - r1;
     (n, gap, x1 + n * (r1 + 0.5 * gap))
+}
+
+/// What a contact applies to its two ends this step, in global axes:
+/// the force on end2 (end1 gets the opposite), the moments about each
+/// end's reference point, and the stiffness for the timestep.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Applied {
+    /// Force on end2 (N); zero unless the contact is active.
+    pub force: Vec3,
+    /// Moment on end1 about its reference point (N m).
+    pub torque1: Vec3,
+    /// Moment on end2 about its reference point (N m).
+    pub torque2: Vec3,
+    /// Translational stiffness for the timestep (N/m); zero if inactive.
+    pub stiffness: f64,
+}
+
+/// Per-contact data that builds the model input: fixed at creation
+/// (effective mass, property set) or set by the wall logic (flags).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Setup {
+    /// Effective inertial mass (kg).
+    pub mass: f64,
+    /// Property set of the contact's model assignment.
+    pub prop_set: u32,
+    /// [`talus_sdk::flags`] bits.
+    pub flags: u32,
 }
 
 /// All contacts that use one model: dense slots, one contiguous state
@@ -184,14 +220,19 @@ pub struct ContactStore {
     pub end2: Vec<u32>,
     /// Contact plane and gap.
     pub plane: Vec<Plane>,
-    /// Model input of the current step.
-    pub input: Vec<ContactInput>,
+    /// Effective mass, property set and flags.
+    pub setup: Vec<Setup>,
     /// Model output of the current step.
     pub output: Vec<ContactOutput>,
-    /// Model state, `n_state` values per contact.
+    /// What each contact applies to its ends this step.
+    pub applied: Vec<Applied>,
+    /// Model state, `stride` values per contact (the first `n_state` used).
     pub state: Vec<f64>,
     /// State slots per contact.
     pub n_state: usize,
+    /// Storage per contact in `state`: `max(n_state, 1)`, so that chunks of
+    /// the state line up with chunks of contacts even without state.
+    pub stride: usize,
 }
 
 impl ContactStore {
@@ -199,6 +240,7 @@ impl ContactStore {
     pub fn new(n_state: usize) -> ContactStore {
         ContactStore {
             n_state,
+            stride: n_state.max(1),
             ..Default::default()
         }
     }
@@ -213,34 +255,30 @@ impl ContactStore {
         self.id.is_empty()
     }
 
+    /// The model state of the contact in `slot`.
+    pub fn state_of(&self, slot: usize) -> &[f64] {
+        &self.state[slot * self.stride..slot * self.stride + self.n_state]
+    }
+
     /// Appends a contact with zeroed state; returns its slot.
-    pub fn push(
-        &mut self,
-        id: u64,
-        end1: u32,
-        end2: u32,
-        prop_set: u32,
-        mass: f64,
-        radius: [f64; 2],
-    ) -> usize {
+    pub fn push(&mut self, id: u64, end1: u32, end2: u32, prop_set: u32, mass: f64) -> usize {
         self.id.push(id);
         self.end1.push(end1);
         self.end2.push(end2);
         self.plane.push(Plane::default());
-        self.input.push(ContactInput {
+        let facet = if end2 & crate::cellspace::FACET != 0 {
+            flags::END2_FACET
+        } else {
+            0
+        };
+        self.setup.push(Setup {
             mass,
-            radius,
             prop_set,
-            flags: flags::NEW
-                | if end2 & crate::cellspace::FACET != 0 {
-                    flags::END2_FACET
-                } else {
-                    0
-                },
-            ..Default::default()
+            flags: flags::NEW | facet,
         });
         self.output.push(ContactOutput::default());
-        self.state.extend(std::iter::repeat_n(0.0, self.n_state));
+        self.applied.push(Applied::default());
+        self.state.extend(std::iter::repeat_n(0.0, self.stride));
         self.id.len() - 1
     }
 
@@ -251,9 +289,10 @@ impl ContactStore {
         self.end1.swap_remove(slot);
         self.end2.swap_remove(slot);
         self.plane.swap_remove(slot);
-        self.input.swap_remove(slot);
+        self.setup.swap_remove(slot);
         self.output.swap_remove(slot);
-        let n = self.n_state;
+        self.applied.swap_remove(slot);
+        let n = self.stride;
         if slot != last {
             let (head, tail) = self.state.split_at_mut(last * n);
             head[slot * n..(slot + 1) * n].copy_from_slice(&tail[..n]);
@@ -377,7 +416,7 @@ mod tests {
     fn swap_remove_moves_the_last_state_block() {
         let mut st = ContactStore::new(2);
         for i in 0..3 {
-            let k = st.push(i, 0, 1, 0, 1.0, [1.0, 1.0]);
+            let k = st.push(i, 0, 1, 0, 1.0);
             st.state[k * 2] = i as f64;
             st.state[k * 2 + 1] = 10.0 + i as f64;
         }

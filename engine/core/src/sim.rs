@@ -30,13 +30,6 @@ use talus_sdk::{
     flags, BatchContext, ContactInput, ContactOutput, ModelEntry, STATUS_ACTIVE, STATUS_INACTIVE,
 };
 
-/// One chunk of a model's contacts as the parallel iterator yields it:
-/// chunk index, inputs, outputs and state block.
-type ChunkArgs<'a> = (
-    usize,
-    ((&'a [ContactInput], &'a mut [ContactOutput]), &'a mut [f64]),
-);
-
 /// Contacts per plugin call (and per parallel work item).
 pub const BATCH: usize = 1024;
 
@@ -450,8 +443,7 @@ impl Simulation {
             Timestep::Fixed(dt) => dt,
             Timestep::Auto { safety } => self.auto_timestep(safety)?,
         };
-        self.resolve(0.0);
-        self.force_displacement()?;
+        self.resolve_and_forces(0.0)?;
         self.accumulate()?;
         Ok(())
     }
@@ -491,8 +483,7 @@ impl Simulation {
             w.advance(dt);
         }
         self.detect();
-        self.resolve(dt);
-        self.force_displacement()?;
+        self.resolve_and_forces(dt)?;
         self.accumulate()
     }
 
@@ -608,104 +599,138 @@ impl Simulation {
                 continue;
             };
             let ma = self.balls.mass[a as usize];
-            let ra = self.balls.radius[a as usize];
-            let (mc, rb) = if b & FACET != 0 {
-                (ma, 0.0)
+            let mc = if b & FACET != 0 {
+                ma
             } else {
                 let mb = self.balls.mass[b as usize];
-                (ma * mb / (ma + mb), self.balls.radius[b as usize])
+                ma * mb / (ma + mb)
             };
             let id = self.next_contact_id;
             self.next_contact_id += 1;
             let st = &mut self.models[m as usize].store;
-            let slot = st.push(id, a, b, set, mc, [ra, rb]);
+            let slot = st.push(id, a, b, set, mc);
             self.contact_map.insert(key, (m, slot as u32));
         }
         self.candidates = cand;
     }
 
-    /// Contact resolution of every contact, then the wall logic.
-    fn resolve(&mut self, dt: f64) {
+    /// Contact resolution, wall logic and force-displacement.
+    ///
+    /// The wall logic needs the gaps of all ball-facet contacts before any
+    /// of them reaches its model, so it runs first on those contacts alone
+    /// (a small share); then one parallel pass per chunk of [`BATCH`]
+    /// contacts resolves the geometry, calls the model once for the chunk
+    /// and converts the result to global force and moments, while the
+    /// chunk's data is still in cache.
+    fn resolve_and_forces(&mut self, dt: f64) -> Result<(), StepError> {
+        self.wall_gaps();
+        self.associative_logic();
         let balls = &self.balls;
         let walls = &self.walls;
         let owner = &self.facet_owner;
+        let step = self.step;
         for m in &mut self.models {
             // Models active only under overlap need no frame or increments
             // while the gap is open: their state is reset then anyway, and
             // a contact that closes starts a fresh frame.
             let overlap_only = m.entry.descriptor.activity == talus_sdk::Activity::Overlap;
             let st = &mut m.store;
-            let (end1, end2) = (&st.end1, &st.end2);
+            let n_state = st.n_state;
+            let ctx = BatchContext {
+                dt: self.dt,
+                props: RSlice::from_slice(&m.props),
+                n_props: m.n_props as u32,
+                n_state: n_state as u32,
+            };
+            let batch = m.entry.batch;
+            let failure = st
+                .plane
+                .par_chunks_mut(BATCH)
+                .zip(st.setup.par_chunks_mut(BATCH))
+                .zip(st.output.par_chunks_mut(BATCH))
+                .zip(st.applied.par_chunks_mut(BATCH))
+                .zip(st.state.par_chunks_mut(BATCH * st.stride))
+                .zip(st.end1.par_chunks(BATCH).zip(st.end2.par_chunks(BATCH)))
+                .enumerate()
+                .map(
+                    |(c, (((((planes, setups), outputs), applied), state), (end1, end2)))| {
+                        let mut inputs: Vec<ContactInput> = Vec::with_capacity(planes.len());
+                        for k in 0..planes.len() {
+                            let input = resolve_one(
+                                balls,
+                                walls,
+                                owner,
+                                &mut planes[k],
+                                &setups[k],
+                                end1[k],
+                                end2[k],
+                                dt,
+                                overlap_only,
+                            );
+                            inputs.push(input);
+                        }
+                        let r = batch(
+                            &ctx,
+                            RSlice::from_slice(&inputs),
+                            RSliceMut::from_mut_slice(&mut state[..planes.len() * n_state]),
+                            RSliceMut::from_mut_slice(outputs),
+                        );
+                        if let Err(e) = r.into_result() {
+                            return Some((c * BATCH + e.index as usize, e.message.to_string()));
+                        }
+                        for k in 0..planes.len() {
+                            setups[k].flags &= !flags::NEW;
+                            applied[k] = apply(
+                                balls,
+                                walls,
+                                owner,
+                                &planes[k],
+                                &outputs[k],
+                                end1[k],
+                                end2[k],
+                            );
+                        }
+                        None
+                    },
+                )
+                .reduce(|| None, |x, y| x.or(y));
+            if let Some((k, message)) = failure {
+                return Err(StepError::Model {
+                    model: m.name.clone(),
+                    contact: st.id[k.min(st.len() - 1)],
+                    step,
+                    message,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Gap and region of every ball-facet contact, for the wall logic.
+    fn wall_gaps(&mut self) {
+        let balls = &self.balls;
+        let walls = &self.walls;
+        let owner = &self.facet_owner;
+        for m in &mut self.models {
+            let st = &mut m.store;
             st.plane
                 .par_iter_mut()
-                .zip(st.input.par_iter_mut())
-                .enumerate()
+                .zip(st.setup.par_iter_mut())
+                .zip(st.end1.par_iter().zip(st.end2.par_iter()))
                 .with_min_len(BATCH)
-                .for_each(|(k, (plane, input))| {
-                    let a = end1[k] as usize;
-                    let b = end2[k];
-                    let e1 = EndMotion {
-                        x: balls.pos[a],
-                        v: balls.vel[a],
-                        w: balls.spin[a],
-                    };
-                    let (n, gap, xc, e2, region) = if b & FACET != 0 {
-                        let (wi, f) = owner[(b & !FACET) as usize];
-                        let wall = &walls[wi as usize];
-                        let [p, q, r] = wall.corners(f as usize);
-                        let (xf, region) = closest_point_triangle(e1.x, p, q, r);
-                        let (n, gap, xc) = contact::plane_ball_facet(
-                            e1.x,
-                            balls.radius[a],
-                            xf,
-                            wall.normals[f as usize],
-                        );
-                        let e2 = EndMotion {
-                            x: wall.centre,
-                            v: wall.motion.velocity,
-                            w: wall.motion.spin,
-                        };
-                        (n, gap, xc, e2, region.code())
-                    } else {
-                        let b = b as usize;
-                        let (n, gap, xc) = contact::plane_ball_ball(
-                            e1.x,
-                            balls.radius[a],
-                            balls.pos[b],
-                            balls.radius[b],
-                            plane.n,
-                        );
-                        (
-                            n,
-                            gap,
-                            xc,
-                            EndMotion {
-                                x: balls.pos[b],
-                                v: balls.vel[b],
-                                w: balls.spin[b],
-                            },
-                            0,
-                        )
-                    };
-                    plane.xc = xc;
-                    plane.gap = gap;
-                    plane.region = region;
-                    input.gap = gap;
-                    input.flags &= !flags::SUPPRESSED;
-                    if overlap_only && gap > 0.0 {
-                        plane.n = n;
-                        plane.initialised = false;
-                        input.delta_n = 0.0;
-                        input.delta_s = [0.0; 2];
-                        input.theta_t = 0.0;
-                        input.theta_b = [0.0; 2];
+                .for_each(|((plane, setup), (&a, &b))| {
+                    if b & FACET == 0 {
                         return;
                     }
-                    contact::update_frame(plane, n, e1.w, e2.w, dt);
-                    contact::increments(plane, &e1, &e2, dt, input);
+                    setup.flags &= !flags::SUPPRESSED;
+                    let (wi, f) = owner[(b & !FACET) as usize];
+                    let [p, q, r] = walls[wi as usize].corners(f as usize);
+                    let x = balls.pos[a as usize];
+                    let (xf, region) = closest_point_triangle(x, p, q, r);
+                    plane.gap = (xf - x).length() - balls.radius[a as usize];
+                    plane.region = region.code();
                 });
         }
-        self.associative_logic();
     }
 
     /// Reduced-mode wall logic: among the overlapping contacts of one ball
@@ -713,7 +738,8 @@ impl Simulation {
     /// edge or vertex are linked; in each linked set only the contact with
     /// the largest overlap stays active (ties go to the lower facet index).
     fn associative_logic(&mut self) {
-        let mut rows: Vec<(u32, u32, f64, u32, u8, u16, u32)> = Vec::new();
+        type Row = (u32, u32, f64, u32, u8, u16, u32);
+        let mut rows: Vec<Row> = Vec::new();
         for (mi, m) in self.models.iter().enumerate() {
             let st = &m.store;
             for k in 0..st.len() {
@@ -743,6 +769,13 @@ impl Simulation {
         });
         let mut start = 0;
         let mut parent: Vec<usize> = Vec::new();
+        fn root(p: &mut [usize], mut i: usize) -> usize {
+            while p[i] != i {
+                p[i] = p[p[i]];
+                i = p[i];
+            }
+            i
+        }
         while start < rows.len() {
             let mut end = start + 1;
             while end < rows.len() && (rows[end].0, rows[end].1) == (rows[start].0, rows[start].1) {
@@ -753,13 +786,6 @@ impl Simulation {
                 let wall = &self.walls[group[0].1 as usize];
                 parent.clear();
                 parent.extend(0..group.len());
-                fn root(p: &mut [usize], mut i: usize) -> usize {
-                    while p[i] != i {
-                        p[i] = p[p[i]];
-                        i = p[i];
-                    }
-                    i
-                }
                 for i in 0..group.len() {
                     for j in i + 1..group.len() {
                         let (fi, ri) = (group[i].3 as usize, Region::from_code(group[i].4));
@@ -776,7 +802,7 @@ impl Simulation {
                 for (i, row) in group.iter().enumerate() {
                     if root(&mut parent, i) != i {
                         let (m, k) = (row.5 as usize, row.6 as usize);
-                        self.models[m].store.input[k].flags |= flags::SUPPRESSED;
+                        self.models[m].store.setup[k].flags |= flags::SUPPRESSED;
                     }
                 }
             }
@@ -784,62 +810,7 @@ impl Simulation {
         }
     }
 
-    /// Force-displacement: one plugin call per chunk.
-    fn force_displacement(&mut self) -> Result<(), StepError> {
-        let dt = self.dt;
-        let step = self.step;
-        for m in &mut self.models {
-            let st = &mut m.store;
-            let n_state = st.n_state;
-            let ctx = BatchContext {
-                dt,
-                props: RSlice::from_slice(&m.props),
-                n_props: m.n_props as u32,
-                n_state: n_state as u32,
-            };
-            let batch = m.entry.batch;
-            let call = |(c, ((inp, out), state)): ChunkArgs<'_>| {
-                let r = batch(
-                    &ctx,
-                    RSlice::from_slice(inp),
-                    RSliceMut::from_mut_slice(state),
-                    RSliceMut::from_mut_slice(out),
-                );
-                r.into_result()
-                    .err()
-                    .map(|e| (c * BATCH + e.index as usize, e.message.to_string()))
-            };
-            let errors: Option<(usize, String)> = if n_state > 0 {
-                st.input
-                    .par_chunks(BATCH)
-                    .zip(st.output.par_chunks_mut(BATCH))
-                    .zip(st.state.par_chunks_mut(BATCH * n_state))
-                    .enumerate()
-                    .map(call)
-                    .reduce(|| None, |x, y| x.or(y))
-            } else {
-                let mut empty: Vec<Vec<f64>> = vec![Vec::new(); st.input.len().div_ceil(BATCH)];
-                st.input
-                    .par_chunks(BATCH)
-                    .zip(st.output.par_chunks_mut(BATCH))
-                    .zip(empty.par_iter_mut().map(|v| v.as_mut_slice()))
-                    .enumerate()
-                    .map(call)
-                    .reduce(|| None, |x, y| x.or(y))
-            };
-            if let Some((k, message)) = errors {
-                return Err(StepError::Model {
-                    model: m.name.clone(),
-                    contact: st.id[k.min(st.len() - 1)],
-                    step,
-                    message,
-                });
-            }
-        }
-        Ok(())
-    }
-
-    /// Sums contact forces on balls and walls in slot order.
+    /// Sums what contacts apply onto balls and walls, in slot order.
     fn accumulate(&mut self) -> Result<(), StepError> {
         let b = &mut self.balls;
         b.force.fill(Vec3::ZERO);
@@ -849,27 +820,14 @@ impl Simulation {
             w.force = Vec3::ZERO;
             w.moment = Vec3::ZERO;
         }
-        for m in &mut self.models {
-            let st = &mut m.store;
+        for m in &self.models {
+            let st = &m.store;
             for k in 0..st.len() {
-                st.input[k].flags &= !flags::NEW;
-                let o = &st.output[k];
-                if o.status != STATUS_ACTIVE {
-                    // Only active contacts carry force (sdk contract);
-                    // could-be-active ones still count for the timestep.
-                    if o.status != STATUS_INACTIVE {
-                        b.stiffness[st.end1[k] as usize] += o.stiffness[0];
-                        let e2 = st.end2[k];
-                        if e2 & FACET == 0 {
-                            b.stiffness[e2 as usize] += o.stiffness[0];
-                        }
-                    }
+                let ap = &st.applied[k];
+                if ap.stiffness == 0.0 && ap.force == Vec3::ZERO && ap.torque2 == Vec3::ZERO {
                     continue;
                 }
-                let p = &st.plane[k];
-                let f = p.n * o.force[0] + p.s * o.force[1] + p.t * o.force[2];
-                let mo = p.n * o.moment[0] + p.s * o.moment[1] + p.t * o.moment[2];
-                if !(f.is_finite() && mo.is_finite()) {
+                if !(ap.force.is_finite() && ap.torque1.is_finite() && ap.torque2.is_finite()) {
                     return Err(StepError::NonFiniteForce {
                         contact: st.id[k],
                         model: m.name.clone(),
@@ -878,19 +836,19 @@ impl Simulation {
                 }
                 let a = st.end1[k] as usize;
                 let e2 = st.end2[k];
-                b.force[a] -= f;
-                b.moment[a] -= (p.xc - b.pos[a]).cross(f) + mo;
-                b.stiffness[a] += o.stiffness[0];
+                b.force[a] -= ap.force;
+                b.moment[a] += ap.torque1;
+                b.stiffness[a] += ap.stiffness;
                 if e2 & FACET != 0 {
                     let (w, _) = self.facet_owner[(e2 & !FACET) as usize];
                     let wall = &mut self.walls[w as usize];
-                    wall.force += f;
-                    wall.moment += (p.xc - wall.centre).cross(f) + mo;
+                    wall.force += ap.force;
+                    wall.moment += ap.torque2;
                 } else {
                     let c = e2 as usize;
-                    b.force[c] += f;
-                    b.moment[c] += (p.xc - b.pos[c]).cross(f) + mo;
-                    b.stiffness[c] += o.stiffness[0];
+                    b.force[c] += ap.force;
+                    b.moment[c] += ap.torque2;
+                    b.stiffness[c] += ap.stiffness;
                 }
             }
         }
@@ -909,6 +867,118 @@ impl Simulation {
         let st = &self.models[m].store;
         let (p, o) = (&st.plane[slot], &st.output[slot]);
         p.n * o.moment[0] + p.s * o.moment[1] + p.t * o.moment[2]
+    }
+}
+
+/// Resolves one contact: contact plane, frame and increments; returns the
+/// model input.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn resolve_one(
+    balls: &Balls,
+    walls: &[Wall],
+    owner: &[(u32, u32)],
+    plane: &mut contact::Plane,
+    setup: &contact::Setup,
+    a: u32,
+    b: u32,
+    dt: f64,
+    overlap_only: bool,
+) -> ContactInput {
+    let a = a as usize;
+    let ra = balls.radius[a];
+    let e1 = EndMotion {
+        x: balls.pos[a],
+        v: balls.vel[a],
+        w: balls.spin[a],
+    };
+    let (n, gap, xc, e2, region, rb) = if b & FACET != 0 {
+        let (wi, f) = owner[(b & !FACET) as usize];
+        let wall = &walls[wi as usize];
+        let [p, q, r] = wall.corners(f as usize);
+        let (xf, region) = closest_point_triangle(e1.x, p, q, r);
+        let (n, gap, xc) = contact::plane_ball_facet(e1.x, ra, xf, wall.normals[f as usize]);
+        let e2 = EndMotion {
+            x: wall.centre,
+            v: wall.motion.velocity,
+            w: wall.motion.spin,
+        };
+        (n, gap, xc, e2, region.code(), 0.0)
+    } else {
+        let b = b as usize;
+        let rb = balls.radius[b];
+        let (n, gap, xc) = contact::plane_ball_ball(e1.x, ra, balls.pos[b], rb, plane.n);
+        (
+            n,
+            gap,
+            xc,
+            EndMotion {
+                x: balls.pos[b],
+                v: balls.vel[b],
+                w: balls.spin[b],
+            },
+            0,
+            rb,
+        )
+    };
+    plane.xc = xc;
+    plane.gap = gap;
+    plane.region = region;
+    let mut input = ContactInput {
+        gap,
+        mass: setup.mass,
+        radius: [ra, rb],
+        prop_set: setup.prop_set,
+        flags: setup.flags,
+        ..Default::default()
+    };
+    if overlap_only && gap > 0.0 {
+        plane.n = n;
+        plane.initialised = false;
+        return input;
+    }
+    contact::update_frame(plane, n, e1.w, e2.w, dt);
+    contact::increments(plane, &e1, &e2, dt, &mut input);
+    input
+}
+
+/// Converts a model output to what the contact applies in global axes.
+/// Only active contacts carry force (sdk contract); could-be-active ones
+/// still report stiffness for the timestep.
+#[inline]
+fn apply(
+    balls: &Balls,
+    walls: &[Wall],
+    owner: &[(u32, u32)],
+    p: &contact::Plane,
+    o: &ContactOutput,
+    a: u32,
+    b: u32,
+) -> contact::Applied {
+    if o.status != STATUS_ACTIVE {
+        let stiffness = if o.status == STATUS_INACTIVE {
+            0.0
+        } else {
+            o.stiffness[0]
+        };
+        return contact::Applied {
+            stiffness,
+            ..Default::default()
+        };
+    }
+    let f = p.n * o.force[0] + p.s * o.force[1] + p.t * o.force[2];
+    let mo = p.n * o.moment[0] + p.s * o.moment[1] + p.t * o.moment[2];
+    let x1 = balls.pos[a as usize];
+    let x2 = if b & FACET != 0 {
+        walls[owner[(b & !FACET) as usize].0 as usize].centre
+    } else {
+        balls.pos[b as usize]
+    };
+    contact::Applied {
+        force: f,
+        torque1: -((p.xc - x1).cross(f) + mo),
+        torque2: (p.xc - x2).cross(f) + mo,
+        stiffness: o.stiffness[0],
     }
 }
 

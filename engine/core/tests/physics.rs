@@ -200,7 +200,7 @@ fn elastic_head_on_collision_conserves_momentum_and_energy() {
             ke += 0.5 * b.mass[i] * vc.length_squared() + 0.5 * b.inertia[i] * wc.length_squared();
         }
         let st = &sim.models[0].store;
-        let strain: f64 = (0..st.len()).map(|k| st.state[k * st.n_state + 3]).sum();
+        let strain: f64 = (0..st.len()).map(|k| st.state_of(k)[3]).sum();
         ke + strain
     };
     let e0 = energy(&sim);

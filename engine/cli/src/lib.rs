@@ -153,7 +153,7 @@ fn run_loaded(
     let recorder = record::Recorder::new(&sim);
     let intervals = &cfg.output;
     let record = |sim: &Simulation, writer: &DatasetWriter, force: bool| -> Result<()> {
-        let due = |every: u64| every > 0 && (force || sim.step % every == 0);
+        let due = |every: u64| every > 0 && (force || sim.step.is_multiple_of(every));
         if due(intervals.contacts) {
             writer
                 .send(Table::Contacts, recorder.contacts(sim))

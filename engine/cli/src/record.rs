@@ -76,9 +76,10 @@ impl Recorder {
         let mut model = Vec::with_capacity(n);
         let mut active = Vec::with_capacity(n);
         let mut gap = Vec::with_capacity(n);
-        let mut vecs: Vec<Vec<f64>> = vec![Vec::with_capacity(n); 12 + 12];
-        let mut state: Vec<Vec<Option<f64>>> =
-            vec![Vec::with_capacity(n); self.state_columns.len()];
+        let mut vecs: Vec<Vec<f64>> = (0..24).map(|_| Vec::with_capacity(n)).collect();
+        let mut state: Vec<Vec<Option<f64>>> = (0..self.state_columns.len())
+            .map(|_| Vec::with_capacity(n))
+            .collect();
         for (mi, m) in sim.models.iter().enumerate() {
             let st = &m.store;
             for k in 0..st.len() {

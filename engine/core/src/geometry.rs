@@ -113,8 +113,8 @@ mod tests {
                 *best = (q, r, d);
             }
         };
-        for k in 0..3 {
-            consider(t[k], Region::Vertex(k as u8), &mut best);
+        for (k, &v) in t.iter().enumerate() {
+            consider(v, Region::Vertex(k as u8), &mut best);
         }
         for k in 0..3 {
             let (a, b) = (t[k], t[(k + 1) % 3]);

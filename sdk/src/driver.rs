@@ -123,21 +123,28 @@ pub extern "C" fn run_batch<M: ContactModel>(
         let n_state = ctx.n_state as usize;
         check_lengths(ctx, inputs.len(), state.len(), outputs.len())?;
         let n_sets = ctx.props.len().checked_div(n_props).unwrap_or(1);
-        let models: Vec<M> = (0..n_sets)
-            .map(|k| M::from_props(&ctx.props[k * n_props..(k + 1) * n_props]))
-            .collect();
         let state = state.as_mut_slice();
         let outputs = outputs.as_mut_slice();
+        // The model of the current property set, rebuilt only when the set
+        // changes: contacts of one batch mostly share a set, and this keeps
+        // the call free of allocation.
+        let mut model: Option<(u32, M)> = None;
         for (i, input) in inputs.iter().enumerate() {
             current.set(i);
-            let model = models.get(input.prop_set as usize).ok_or_else(|| {
-                format!(
-                    "property set {} out of range ({n_sets} sets)",
-                    input.prop_set
-                )
-            })?;
+            let set = input.prop_set;
+            let m = match &mut model {
+                Some((k, m)) if *k == set => &*m,
+                slot => {
+                    if set as usize >= n_sets {
+                        return Err(format!("property set {set} out of range ({n_sets} sets)"));
+                    }
+                    let k = set as usize;
+                    let m = M::from_props(&ctx.props[k * n_props..(k + 1) * n_props]);
+                    &slot.insert((set, m)).1
+                }
+            };
             let slots = &mut state[i * n_state..(i + 1) * n_state];
-            model.force_displacement(ctx.dt, input, slots, &mut outputs[i]);
+            m.force_displacement(ctx.dt, input, slots, &mut outputs[i]);
         }
         Ok(())
     }));

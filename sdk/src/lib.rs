@@ -171,7 +171,13 @@ pub struct StateSlotDesc {
 #[repr(u8)]
 #[derive(StableAbi, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Activity {
-    /// Active exactly while the pieces overlap (`gap < 0`).
+    /// Active exactly while the pieces overlap (`gap < 0`). Declaring it
+    /// promises that, once the model has been called for an open contact
+    /// (`gap > 0`) and answered inactive, further calls while the contact
+    /// stays open would give the same answer: zero force, the same status
+    /// and stiffness, and no state change. The engine then stops calling
+    /// the model for that contact until it closes, and skips the frame
+    /// update and increments of open contacts.
     Overlap = 0,
     /// The model decides from its state (e.g. a bond active in tension);
     /// the descriptor's `activity_doc` says how.

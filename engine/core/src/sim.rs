@@ -30,6 +30,13 @@ use talus_sdk::{
     flags, BatchContext, ContactInput, ContactOutput, ModelEntry, STATUS_ACTIVE, STATUS_INACTIVE,
 };
 
+/// Engine-owned bit of a contact's flags (never shown to models): the
+/// contact is open and its overlap-only model has already released it, so
+/// until it closes the model would only repeat the same answer (zero force,
+/// the same timestep stiffness) and is not called. This is the contract
+/// that `Activity::Overlap` declares.
+const RELEASED: u32 = 1 << 31;
+
 /// Contacts per plugin call (and per parallel work item).
 pub const BATCH: usize = 1024;
 
@@ -654,7 +661,11 @@ impl Simulation {
                 .enumerate()
                 .map(
                     |(c, (((((planes, setups), outputs), applied), state), (end1, end2)))| {
+                        // Contacts that need their model this step, as runs of
+                        // consecutive slots; open contacts the model has already
+                        // released are skipped (see `RELEASED`).
                         let mut inputs: Vec<ContactInput> = Vec::with_capacity(planes.len());
+                        let mut runs: Vec<(usize, usize)> = Vec::new();
                         for k in 0..planes.len() {
                             let input = resolve_one(
                                 balls,
@@ -667,28 +678,50 @@ impl Simulation {
                                 dt,
                                 overlap_only,
                             );
-                            inputs.push(input);
+                            if let Some(input) = input {
+                                inputs.push(input);
+                                match runs.last_mut() {
+                                    Some((_, end)) if *end == k => *end = k + 1,
+                                    _ => runs.push((k, k + 1)),
+                                }
+                            }
                         }
-                        let r = batch(
-                            &ctx,
-                            RSlice::from_slice(&inputs),
-                            RSliceMut::from_mut_slice(&mut state[..planes.len() * n_state]),
-                            RSliceMut::from_mut_slice(outputs),
-                        );
-                        if let Err(e) = r.into_result() {
-                            return Some((c * BATCH + e.index as usize, e.message.to_string()));
-                        }
-                        for k in 0..planes.len() {
-                            setups[k].flags &= !flags::NEW;
-                            applied[k] = apply(
-                                balls,
-                                walls,
-                                owner,
-                                &planes[k],
-                                &outputs[k],
-                                end1[k],
-                                end2[k],
+                        let mut first_input = 0;
+                        for &(lo, hi) in &runs {
+                            let r = batch(
+                                &ctx,
+                                RSlice::from_slice(&inputs[first_input..first_input + hi - lo]),
+                                RSliceMut::from_mut_slice(&mut state[lo * n_state..hi * n_state]),
+                                RSliceMut::from_mut_slice(&mut outputs[lo..hi]),
                             );
+                            if let Err(e) = r.into_result() {
+                                return Some((
+                                    c * BATCH + lo + e.index as usize,
+                                    e.message.to_string(),
+                                ));
+                            }
+                            first_input += hi - lo;
+                            for k in lo..hi {
+                                let released = overlap_only
+                                    && planes[k].gap > 0.0
+                                    && outputs[k].status != STATUS_ACTIVE;
+                                let f = &mut setups[k].flags;
+                                *f &= !flags::NEW;
+                                if released {
+                                    *f |= RELEASED;
+                                } else {
+                                    *f &= !RELEASED;
+                                }
+                                applied[k] = apply(
+                                    balls,
+                                    walls,
+                                    owner,
+                                    &planes[k],
+                                    &outputs[k],
+                                    end1[k],
+                                    end2[k],
+                                );
+                            }
                         }
                         None
                     },
@@ -884,7 +917,7 @@ fn resolve_one(
     b: u32,
     dt: f64,
     overlap_only: bool,
-) -> ContactInput {
+) -> Option<ContactInput> {
     let a = a as usize;
     let ra = balls.radius[a];
     let e1 = EndMotion {
@@ -924,22 +957,27 @@ fn resolve_one(
     plane.xc = xc;
     plane.gap = gap;
     plane.region = region;
+    let open = overlap_only && gap > 0.0;
+    if open && setup.flags & RELEASED != 0 {
+        plane.n = n;
+        return None;
+    }
     let mut input = ContactInput {
         gap,
         mass: setup.mass,
         radius: [ra, rb],
         prop_set: setup.prop_set,
-        flags: setup.flags,
+        flags: setup.flags & !RELEASED,
         ..Default::default()
     };
-    if overlap_only && gap > 0.0 {
+    if open {
         plane.n = n;
         plane.initialised = false;
-        return input;
+        return Some(input);
     }
     contact::update_frame(plane, n, e1.w, e2.w, dt);
     contact::increments(plane, &e1, &e2, dt, &mut input);
-    input
+    Some(input)
 }
 
 /// Converts a model output to what the contact applies in global axes.

@@ -226,6 +226,10 @@ pub struct ContactStore {
     pub output: Vec<ContactOutput>,
     /// What each contact applies to its ends this step.
     pub applied: Vec<Applied>,
+    /// One byte per contact: whether `applied` holds nothing (0), only a
+    /// timestep stiffness (1) or a force (2), so the serial accumulation
+    /// skips idle contacts without touching their `applied` entry.
+    pub carry: Vec<u8>,
     /// Model state, `stride` values per contact (the first `n_state` used).
     pub state: Vec<f64>,
     /// State slots per contact.
@@ -278,6 +282,7 @@ impl ContactStore {
         });
         self.output.push(ContactOutput::default());
         self.applied.push(Applied::default());
+        self.carry.push(0);
         self.state.extend(std::iter::repeat_n(0.0, self.stride));
         self.id.len() - 1
     }
@@ -292,6 +297,7 @@ impl ContactStore {
         self.setup.swap_remove(slot);
         self.output.swap_remove(slot);
         self.applied.swap_remove(slot);
+        self.carry.swap_remove(slot);
         let n = self.stride;
         if slot != last {
             let (head, tail) = self.state.split_at_mut(last * n);

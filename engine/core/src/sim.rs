@@ -37,6 +37,12 @@ use talus_sdk::{
 /// that `Activity::Overlap` declares.
 const RELEASED: u32 = 1 << 31;
 
+/// What a contact puts on its ends this step ([`ContactStore::carry`]):
+/// nothing, only timestep stiffness, or force (and stiffness).
+const CARRY_NOTHING: u8 = 0;
+const CARRY_STIFFNESS: u8 = 1;
+const CARRY_FORCE: u8 = 2;
+
 /// Contacts per plugin call (and per parallel work item).
 pub const BATCH: usize = 1024;
 
@@ -657,10 +663,14 @@ impl Simulation {
                 .zip(st.output.par_chunks_mut(BATCH))
                 .zip(st.applied.par_chunks_mut(BATCH))
                 .zip(st.state.par_chunks_mut(BATCH * st.stride))
+                .zip(st.carry.par_chunks_mut(BATCH))
                 .zip(st.end1.par_chunks(BATCH).zip(st.end2.par_chunks(BATCH)))
                 .enumerate()
                 .map(
-                    |(c, (((((planes, setups), outputs), applied), state), (end1, end2)))| {
+                    |(
+                        c,
+                        ((((((planes, setups), outputs), applied), state), carry), (end1, end2)),
+                    )| {
                         // Contacts that need their model this step, as runs of
                         // consecutive slots; open contacts the model has already
                         // released are skipped (see `RELEASED`).
@@ -712,6 +722,13 @@ impl Simulation {
                                 } else {
                                     *f &= !RELEASED;
                                 }
+                                carry[k] = if outputs[k].status == STATUS_ACTIVE {
+                                    CARRY_FORCE
+                                } else if outputs[k].status == STATUS_INACTIVE {
+                                    CARRY_NOTHING
+                                } else {
+                                    CARRY_STIFFNESS
+                                };
                                 applied[k] = apply(
                                     balls,
                                     walls,
@@ -762,6 +779,9 @@ impl Simulation {
                     let (xf, region) = closest_point_triangle(x, p, q, r);
                     plane.gap = (xf - x).length() - balls.radius[a as usize];
                     plane.region = region.code();
+                    // Kept for contact resolution this step, which turns
+                    // it into the contact location.
+                    plane.xc = xf;
                 });
         }
     }
@@ -853,13 +873,20 @@ impl Simulation {
             w.force = Vec3::ZERO;
             w.moment = Vec3::ZERO;
         }
+        // With a fixed timestep nobody reads the stiffness sums.
+        let need_stiffness = matches!(self.settings.timestep, Timestep::Auto { .. });
+        let skip_below = if need_stiffness {
+            CARRY_STIFFNESS
+        } else {
+            CARRY_FORCE
+        };
         for m in &self.models {
             let st = &m.store;
             for k in 0..st.len() {
-                let ap = &st.applied[k];
-                if ap.stiffness == 0.0 && ap.force == Vec3::ZERO && ap.torque2 == Vec3::ZERO {
+                if st.carry[k] < skip_below {
                     continue;
                 }
+                let ap = &st.applied[k];
                 if !(ap.force.is_finite() && ap.torque1.is_finite() && ap.torque2.is_finite()) {
                     return Err(StepError::NonFiniteForce {
                         contact: st.id[k],

@@ -152,9 +152,11 @@ fn run_loaded(
         .map_err(|e| anyhow!("{e}"))?;
     let recorder = record::Recorder::new(&sim);
     let intervals = &cfg.output;
-    let record = |sim: &Simulation, writer: &DatasetWriter, force: bool| -> Result<()> {
-        let due = |every: u64| every > 0 && (force || sim.step.is_multiple_of(every));
+    let record = |sim: &mut Simulation, writer: &DatasetWriter, force: bool| -> Result<()> {
+        let step = sim.step;
+        let due = |every: u64| every > 0 && (force || step.is_multiple_of(every));
         if due(intervals.contacts) {
+            sim.refresh_open_contacts();
             writer
                 .send(Table::Contacts, recorder.contacts(sim))
                 .map_err(|e| anyhow!("{e}"))?;
@@ -176,7 +178,7 @@ fn run_loaded(
     let result = (|| -> Result<()> {
         sim.prepare()
             .map_err(|e| anyhow!("{}: {e}", cfg.source.display()))?;
-        record(&sim, &writer, false)?;
+        record(&mut sim, &writer, false)?;
         Ok(())
     })();
     if let Err(e) = result {
@@ -234,7 +236,7 @@ fn run_loaded(
         }
         let last =
             total_steps.is_some_and(|n| sim.step >= n) || end_time.is_some_and(|t| sim.time >= t);
-        if let Err(e) = record(&sim, &writer, last) {
+        if let Err(e) = record(&mut sim, &writer, last) {
             failure = Some(e);
             break;
         }

@@ -915,6 +915,45 @@ impl Simulation {
         Ok(())
     }
 
+    /// Brings the contact plane (location, normal, gap) of open contacts
+    /// that the cycle skipped up to date, for output. Frames of open
+    /// contacts of overlap-only models are not maintained (see
+    /// `docs/physics.md`).
+    pub fn refresh_open_contacts(&mut self) {
+        let balls = &self.balls;
+        let walls = &self.walls;
+        let owner = &self.facet_owner;
+        for m in &mut self.models {
+            let st = &mut m.store;
+            st.plane
+                .par_iter_mut()
+                .zip(st.setup.par_iter())
+                .zip(st.end1.par_iter().zip(st.end2.par_iter()))
+                .with_min_len(BATCH)
+                .for_each(|((plane, setup), (&a, &b))| {
+                    if setup.flags & RELEASED == 0 {
+                        return;
+                    }
+                    let a = a as usize;
+                    let (x, r) = (balls.pos[a], balls.radius[a]);
+                    let (n, gap, xc) = if b & FACET != 0 {
+                        let (wi, f) = owner[(b & !FACET) as usize];
+                        let wall = &walls[wi as usize];
+                        let [p, q, t] = wall.corners(f as usize);
+                        let (xf, region) = closest_point_triangle(x, p, q, t);
+                        plane.region = region.code();
+                        contact::plane_ball_facet(x, r, xf, wall.normals[f as usize])
+                    } else {
+                        let b = b as usize;
+                        contact::plane_ball_ball(x, r, balls.pos[b], balls.radius[b], plane.n)
+                    };
+                    plane.n = n;
+                    plane.gap = gap;
+                    plane.xc = xc;
+                });
+        }
+    }
+
     /// Global force on end2 of the contact in `slot` of model `m` (N).
     pub fn contact_force(&self, m: usize, slot: usize) -> Vec3 {
         let st = &self.models[m].store;
@@ -952,21 +991,34 @@ fn resolve_one(
         v: balls.vel[a],
         w: balls.spin[a],
     };
+    let open_released = overlap_only && setup.flags & RELEASED != 0;
     let (n, gap, xc, e2, region, rb) = if b & FACET != 0 {
+        // `wall_gaps` found the closest facet point, its region and the gap
+        // this step and left the point in `xc`.
+        if open_released && plane.gap > 0.0 {
+            return None;
+        }
         let (wi, f) = owner[(b & !FACET) as usize];
         let wall = &walls[wi as usize];
-        let [p, q, r] = wall.corners(f as usize);
-        let (xf, region) = closest_point_triangle(e1.x, p, q, r);
-        let (n, gap, xc) = contact::plane_ball_facet(e1.x, ra, xf, wall.normals[f as usize]);
+        let (n, gap, xc) = contact::plane_ball_facet(e1.x, ra, plane.xc, wall.normals[f as usize]);
         let e2 = EndMotion {
             x: wall.centre,
             v: wall.motion.velocity,
             w: wall.motion.spin,
         };
-        (n, gap, xc, e2, region.code(), 0.0)
+        (n, gap, xc, e2, plane.region, 0.0)
     } else {
         let b = b as usize;
         let rb = balls.radius[b];
+        if open_released {
+            // Still apart? Then nothing changes for the model; the plane of
+            // such contacts is refreshed only when it is recorded
+            // (`refresh_open_contacts`).
+            let d2 = (balls.pos[b] - e1.x).length_squared();
+            if d2 > (ra + rb) * (ra + rb) {
+                return None;
+            }
+        }
         let (n, gap, xc) = contact::plane_ball_ball(e1.x, ra, balls.pos[b], rb, plane.n);
         (
             n,
@@ -985,7 +1037,7 @@ fn resolve_one(
     plane.gap = gap;
     plane.region = region;
     let open = overlap_only && gap > 0.0;
-    if open && setup.flags & RELEASED != 0 {
+    if open && open_released {
         plane.n = n;
         return None;
     }

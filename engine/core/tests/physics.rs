@@ -324,3 +324,44 @@ fn rotating_wall_keeps_its_shape_and_reports_contact_forces() {
     }
     assert!(checked_force, "the ball never touched the wall");
 }
+
+#[test]
+fn recorded_planes_of_open_contacts_match_the_positions() {
+    // Open contacts that the cycle skips keep a stale plane until it is
+    // refreshed for output; after the refresh every gap and normal must
+    // equal the geometry of the current positions.
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    let (mut sim, g, _) = linear_sim(2e-6, [KN, 0.5 * KN, 0.4, 0.2, 0.0]);
+    for i in 0..60 {
+        let p = Vec3::new(
+            (i % 4) as f64 * 0.0205,
+            (i / 4 % 4) as f64 * 0.0205,
+            (i / 16) as f64 * 0.0205,
+        );
+        let v = Vec3::new(
+            rng.random_range(-0.5..0.5),
+            rng.random_range(-0.5..0.5),
+            rng.random_range(-0.5..0.5),
+        );
+        sim.add_ball(ball(p, v, g)).unwrap();
+    }
+    sim.prepare().unwrap();
+    for _ in 0..3000 {
+        sim.cycle().unwrap();
+    }
+    sim.refresh_open_contacts();
+    let st = &sim.models[0].store;
+    let mut open = 0;
+    for k in 0..st.len() {
+        let (a, b) = (st.end1[k] as usize, st.end2[k] as usize);
+        let d = sim.balls.pos[b] - sim.balls.pos[a];
+        let gap = d.length() - 2.0 * RADIUS;
+        assert_eq!(st.plane[k].gap, gap, "contact {k}");
+        assert!((st.plane[k].n - d.normalize()).length() < 1e-14);
+        if gap > 0.0 {
+            open += 1;
+        }
+    }
+    assert!(open > 0, "the test needs open contacts");
+}

@@ -926,7 +926,10 @@ impl Simulation {
         // once the contact set has stayed the same for a few steps (a
         // packing at rest); while contacts come and go, the serial scatter
         // is cheaper than rebuilding the index every step.
-        if !self.gather.valid {
+        // On one thread the scatter is faster (it reads each contact once,
+        // in order); the gather pays off when threads can share it.
+        let parallel = rayon::current_num_threads() > 1;
+        if parallel && !self.gather.valid {
             self.gather.stable_steps += 1;
             if self.gather.stable_steps >= 8 {
                 self.gather.build(&self.models, self.balls.len());
@@ -945,32 +948,53 @@ impl Simulation {
         }
         // Both paths add the contributions of each ball in (model, slot)
         // order, so they give the same bits, whatever the thread count.
-        if self.gather.valid {
+        if parallel && self.gather.valid {
             self.accumulate_gather(skip_below);
         } else {
             self.accumulate_scatter(skip_below);
         }
-        // Walls, and the check for non-finite contributions, serially.
+        // Walls, serially; only ball-facet contacts are read.
         for m in &self.models {
             let st = &m.store;
             for k in 0..st.len() {
-                if st.carry[k] < skip_below {
+                let e2 = st.end2[k];
+                if e2 & FACET == 0 || st.carry[k] < CARRY_FORCE {
                     continue;
                 }
                 let ap = &st.applied[k];
-                if !(ap.force.is_finite() && ap.torque1.is_finite() && ap.torque2.is_finite()) {
-                    return Err(StepError::NonFiniteForce {
-                        contact: st.id[k],
-                        model: m.name.clone(),
-                        step: self.step,
-                    });
-                }
-                let e2 = st.end2[k];
-                if e2 & FACET != 0 {
-                    let (w, _) = self.facet_owner[(e2 & !FACET) as usize];
-                    let wall = &mut self.walls[w as usize];
-                    wall.force += ap.force;
-                    wall.moment += ap.torque2;
+                let (w, _) = self.facet_owner[(e2 & !FACET) as usize];
+                let wall = &mut self.walls[w as usize];
+                wall.force += ap.force;
+                wall.moment += ap.torque2;
+            }
+        }
+        // A non-finite contribution shows up in some sum; only then look
+        // for the contact that made it.
+        let b = &self.balls;
+        let sums_finite = (0..b.len())
+            .into_par_iter()
+            .with_min_len(4096)
+            .all(|i| b.force[i].is_finite() && b.moment[i].is_finite())
+            && self
+                .walls
+                .iter()
+                .all(|w| w.force.is_finite() && w.moment.is_finite());
+        if !sums_finite {
+            for m in &self.models {
+                let st = &m.store;
+                for k in 0..st.len() {
+                    let ap = &st.applied[k];
+                    if st.carry[k] >= skip_below
+                        && !(ap.force.is_finite()
+                            && ap.torque1.is_finite()
+                            && ap.torque2.is_finite())
+                    {
+                        return Err(StepError::NonFiniteForce {
+                            contact: st.id[k],
+                            model: m.name.clone(),
+                            step: self.step,
+                        });
+                    }
                 }
             }
         }
@@ -1273,6 +1297,15 @@ mod tests {
 
     #[test]
     fn gather_and_scatter_give_the_same_bits() {
+        // The gather runs only with more than one thread.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        pool.install(gather_and_scatter_agree);
+    }
+
+    fn gather_and_scatter_agree() {
         let mut a = packed();
         let mut b = packed();
         let mut gathered = 0;

@@ -365,3 +365,90 @@ fn recorded_planes_of_open_contacts_match_the_positions() {
     }
     assert!(open > 0, "the test needs open contacts");
 }
+
+/// A model that returns a NaN force once the overlap passes 1 um.
+struct NanModel;
+
+impl talus_sdk::ContactModel for NanModel {
+    fn descriptor() -> talus_sdk::ModelDescriptor {
+        talus_sdk::ModelDescriptor {
+            name: "nan_after_1um".into(),
+            version: "0.1.0".into(),
+            summary: "test model".into(),
+            citation: "".into(),
+            properties: vec![].into(),
+            state: vec![].into(),
+            activity: talus_sdk::Activity::Overlap,
+            activity_doc: "overlap".into(),
+            propagation: talus_sdk::Propagation::None,
+        }
+    }
+    fn from_props(_: &[f64]) -> Self {
+        NanModel
+    }
+    fn force_displacement(
+        &self,
+        _: f64,
+        input: &talus_sdk::ContactInput,
+        _: &mut [f64],
+        out: &mut talus_sdk::ContactOutput,
+    ) {
+        *out = talus_sdk::ContactOutput::default();
+        if input.gap < 0.0 {
+            out.status = talus_sdk::STATUS_ACTIVE;
+            out.stiffness = [1e3, 0.0];
+            out.force[0] = if input.gap < -1e-6 {
+                f64::NAN
+            } else {
+                1e3 * -input.gap
+            };
+        } else {
+            out.status = talus_sdk::STATUS_COULD_BE_ACTIVE;
+            out.stiffness = [1e3, 0.0];
+        }
+    }
+}
+
+#[test]
+fn a_nan_force_mid_run_stops_with_the_contact_named() {
+    let mut sim = Simulation::new(Settings {
+        gravity: Vec3::ZERO,
+        timestep: Timestep::Fixed(1e-6),
+        cell_tolerance: None,
+    });
+    let g = sim.group("g");
+    let m = sim.add_model(talus_sdk::entry::<NanModel>());
+    sim.assign(g, g, m, vec![]).unwrap();
+    sim.add_ball(ball(Vec3::ZERO, Vec3::ZERO, g)).unwrap();
+    sim.add_ball(ball(
+        Vec3::new(2.0 * RADIUS + 1e-5, 0.0, 0.0),
+        Vec3::new(-1.0, 0.0, 0.0),
+        g,
+    ))
+    .unwrap();
+    sim.prepare().unwrap();
+    let mut failure = None;
+    for _ in 0..100 {
+        if let Err(e) = sim.cycle() {
+            failure = Some(e);
+            break;
+        }
+    }
+    let e = failure.expect("the NaN must stop the run");
+    let msg = e.to_string();
+    assert!(
+        matches!(e, talus_core::StepError::NonFiniteForce { contact: 1, .. }),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("contact 1") && msg.contains("nan_after_1um"),
+        "{msg}"
+    );
+    // The step that failed is the first with an overlap beyond 1 um: gap
+    // 1e-5 closes at 1 m/s, so about step 11.
+    assert!(
+        (10..=13).contains(&sim.step),
+        "stopped at step {}",
+        sim.step
+    );
+}

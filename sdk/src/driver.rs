@@ -185,3 +185,15 @@ pub extern "C" fn run_propagate<M: ContactModel>(
         Err(payload) => RErr(RString::from(panic_message(payload.as_ref()))),
     }
 }
+
+/// Builds a plugin's model list for the root module, catching a panic in
+/// a model's `descriptor()`: unwinding out of the `extern "C"` root-module
+/// function would abort the engine. A plugin whose list panics reports no
+/// models, which the engine refuses with a message naming the library.
+#[doc(hidden)]
+pub fn guarded_models(
+    build: fn() -> abi_stable::std_types::RVec<crate::ModelEntry>,
+) -> abi_stable::std_types::RVec<crate::ModelEntry> {
+    let _scope = BatchScope::enter();
+    catch_unwind(build).unwrap_or_default()
+}

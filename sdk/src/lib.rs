@@ -47,7 +47,7 @@ use abi_stable::{
 mod driver;
 pub mod flags;
 
-pub use driver::{run_batch, run_propagate, ContactModel};
+pub use driver::{guarded_models, run_batch, run_propagate, ContactModel};
 
 /// Version of this sdk; it is also the ABI version checked at load time.
 pub const SDK_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -327,10 +327,14 @@ macro_rules! define_plugin {
             $crate::abi_stable::std_types::RStr::from_str($plugin)
         }
 
-        extern "C" fn __talus_models() -> $crate::abi_stable::std_types::RVec<$crate::ModelEntry> {
+        fn __talus_build_models() -> $crate::abi_stable::std_types::RVec<$crate::ModelEntry> {
             let mut models = $crate::abi_stable::std_types::RVec::new();
             $( models.push($crate::entry::<$model>()); )+
             models
+        }
+
+        extern "C" fn __talus_models() -> $crate::abi_stable::std_types::RVec<$crate::ModelEntry> {
+            $crate::guarded_models(__talus_build_models)
         }
 
         /// The plugin's root module (also used to embed it statically).
@@ -401,5 +405,38 @@ mod tests {
             abi_stable::library::ROOT_MODULE_LOADER_NAME,
             "_1as_0lib_1header_0root_bmodule_bloader"
         );
+    }
+}
+
+#[cfg(test)]
+mod guard_tests {
+    use super::*;
+
+    struct Broken;
+
+    impl ContactModel for Broken {
+        fn descriptor() -> ModelDescriptor {
+            panic!("descriptor is broken")
+        }
+        fn from_props(_: &[f64]) -> Self {
+            Broken
+        }
+        fn force_displacement(
+            &self,
+            _: f64,
+            _: &ContactInput,
+            _: &mut [f64],
+            _: &mut ContactOutput,
+        ) {
+        }
+    }
+
+    define_plugin!("broken", [Broken]);
+
+    #[test]
+    fn a_panicking_descriptor_gives_an_empty_model_list() {
+        let root = root_module();
+        assert!((root.models())().is_empty());
+        assert_eq!((root.plugin_name())().as_str(), "broken");
     }
 }

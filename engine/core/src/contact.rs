@@ -127,19 +127,17 @@ pub fn increments(
 
 /// Sets a fresh contact's frame or carries the old one to the new normal.
 #[inline]
-pub fn update_frame(plane: &mut Plane, n: Vec3, w1: Vec3, w2: Vec3, dt: f64) -> bool {
+pub fn update_frame(plane: &mut Plane, n: Vec3, w1: Vec3, w2: Vec3, dt: f64) {
     if plane.initialised {
         let (s, t) = rotate_frame(plane.s, plane.n, n, w1, w2, dt);
         plane.n = n;
         plane.s = s;
         plane.t = t;
-        false
     } else {
         plane.n = n;
         plane.s = initial_s(n);
         plane.t = n.cross(plane.s);
         plane.initialised = true;
-        true
     }
 }
 

@@ -1187,10 +1187,6 @@ fn resolve_one(
     plane.gap = gap;
     plane.region = region;
     let open = overlap_only && gap > 0.0;
-    if open && open_released {
-        plane.n = n;
-        return None;
-    }
     let mut input = ContactInput {
         gap,
         mass: setup.mass,

@@ -4,7 +4,7 @@
 
 use talus_core::cellspace::FACET;
 use talus_core::geometry::Region;
-use talus_core::Simulation;
+use talus_core::{Simulation, Vec3};
 use talus_output::{Column, Frame};
 
 /// A model state column: its name in the output and, per model, the slot
@@ -238,8 +238,8 @@ impl Recorder {
         let b = &sim.balls;
         let n = b.len();
         let names = sim.group_names();
-        let vec_col = |f: &dyn Fn(usize) -> f64| Column::F64((0..n).map(f).collect());
-        Frame::new()
+        let scalar = |f: &dyn Fn(usize) -> f64| Column::F64((0..n).map(f).collect());
+        let mut frame = Frame::new()
             .push("step", "-", "cycle number", Column::U64(vec![sim.step; n]))
             .push(
                 "time",
@@ -260,91 +260,47 @@ impl Recorder {
                 "group name",
                 Column::Str((0..n).map(|i| names[b.group[i] as usize].clone()).collect()),
             )
-            .push("radius", "m", "radius", vec_col(&|i| b.radius[i]))
-            .push("mass", "kg", "mass", vec_col(&|i| b.mass[i]))
-            .push("x", "m", "centre", vec_col(&|i| b.pos[i].x))
-            .push("y", "m", "centre", vec_col(&|i| b.pos[i].y))
-            .push("z", "m", "centre", vec_col(&|i| b.pos[i].z))
-            .push(
-                "vx",
-                "m/s",
-                "velocity (half step)",
-                vec_col(&|i| b.vel[i].x),
-            )
-            .push(
-                "vy",
-                "m/s",
-                "velocity (half step)",
-                vec_col(&|i| b.vel[i].y),
-            )
-            .push(
-                "vz",
-                "m/s",
-                "velocity (half step)",
-                vec_col(&|i| b.vel[i].z),
-            )
-            .push(
-                "wx",
-                "rad/s",
-                "angular velocity (half step)",
-                vec_col(&|i| b.spin[i].x),
-            )
-            .push(
-                "wy",
-                "rad/s",
-                "angular velocity (half step)",
-                vec_col(&|i| b.spin[i].y),
-            )
-            .push(
-                "wz",
-                "rad/s",
-                "angular velocity (half step)",
-                vec_col(&|i| b.spin[i].z),
-            )
-            .push(
-                "fx",
-                "N",
-                "resultant contact force",
-                vec_col(&|i| b.force[i].x),
-            )
-            .push(
-                "fy",
-                "N",
-                "resultant contact force",
-                vec_col(&|i| b.force[i].y),
-            )
-            .push(
-                "fz",
-                "N",
-                "resultant contact force",
-                vec_col(&|i| b.force[i].z),
-            )
-            .push(
-                "mx",
-                "N m",
-                "resultant contact moment",
-                vec_col(&|i| b.moment[i].x),
-            )
-            .push(
-                "my",
-                "N m",
-                "resultant contact moment",
-                vec_col(&|i| b.moment[i].y),
-            )
-            .push(
-                "mz",
-                "N m",
-                "resultant contact moment",
-                vec_col(&|i| b.moment[i].z),
-            )
+            .push("radius", "m", "radius", scalar(&|i| b.radius[i]))
+            .push("mass", "kg", "mass", scalar(&|i| b.mass[i]));
+        push_vec3(&mut frame, ["x", "y", "z"], "m", "centre", &b.pos);
+        push_vec3(
+            &mut frame,
+            ["vx", "vy", "vz"],
+            "m/s",
+            "velocity (half step)",
+            &b.vel,
+        );
+        push_vec3(
+            &mut frame,
+            ["wx", "wy", "wz"],
+            "rad/s",
+            "angular velocity (half step)",
+            &b.spin,
+        );
+        push_vec3(
+            &mut frame,
+            ["fx", "fy", "fz"],
+            "N",
+            "resultant contact force",
+            &b.force,
+        );
+        push_vec3(
+            &mut frame,
+            ["mx", "my", "mz"],
+            "N m",
+            "resultant contact moment",
+            &b.moment,
+        );
+        frame
     }
 
     /// One row per wall.
     pub fn walls(&self, sim: &Simulation) -> Frame {
         let w = &sim.walls;
         let n = w.len();
-        let col = |f: &dyn Fn(usize) -> f64| Column::F64((0..n).map(f).collect());
-        Frame::new()
+        let vectors =
+            |f: &dyn Fn(&talus_core::Wall) -> Vec3| -> Vec<Vec3> { w.iter().map(f).collect() };
+        let mut frame = Frame::new()
             .push("step", "-", "cycle number", Column::U64(vec![sim.step; n]))
             .push(
                 "time",
@@ -363,96 +319,52 @@ impl Recorder {
                 "",
                 "wall name",
                 Column::Str(w.iter().map(|w| w.name.clone()).collect()),
-            )
-            .push(
-                "cx",
+            );
+        let table: [([&str; 3], &str, &str, Vec<Vec3>); 5] = [
+            (
+                ["cx", "cy", "cz"],
                 "m",
                 "reference point (centre of rotation)",
-                col(&|i| w[i].centre.x),
-            )
-            .push(
-                "cy",
-                "m",
-                "reference point (centre of rotation)",
-                col(&|i| w[i].centre.y),
-            )
-            .push(
-                "cz",
-                "m",
-                "reference point (centre of rotation)",
-                col(&|i| w[i].centre.z),
-            )
-            .push(
-                "vx",
+                vectors(&|w| w.centre),
+            ),
+            (
+                ["vx", "vy", "vz"],
                 "m/s",
                 "translational velocity",
-                col(&|i| w[i].motion.velocity.x),
-            )
-            .push(
-                "vy",
-                "m/s",
-                "translational velocity",
-                col(&|i| w[i].motion.velocity.y),
-            )
-            .push(
-                "vz",
-                "m/s",
-                "translational velocity",
-                col(&|i| w[i].motion.velocity.z),
-            )
-            .push(
-                "wx",
+                vectors(&|w| w.motion.velocity),
+            ),
+            (
+                ["wx", "wy", "wz"],
                 "rad/s",
                 "angular velocity",
-                col(&|i| w[i].motion.spin.x),
-            )
-            .push(
-                "wy",
-                "rad/s",
-                "angular velocity",
-                col(&|i| w[i].motion.spin.y),
-            )
-            .push(
-                "wz",
-                "rad/s",
-                "angular velocity",
-                col(&|i| w[i].motion.spin.z),
-            )
-            .push(
-                "fx",
+                vectors(&|w| w.motion.spin),
+            ),
+            (
+                ["fx", "fy", "fz"],
                 "N",
                 "total contact force on the wall",
-                col(&|i| w[i].force.x),
-            )
-            .push(
-                "fy",
-                "N",
-                "total contact force on the wall",
-                col(&|i| w[i].force.y),
-            )
-            .push(
-                "fz",
-                "N",
-                "total contact force on the wall",
-                col(&|i| w[i].force.z),
-            )
-            .push(
-                "mx",
+                vectors(&|w| w.force),
+            ),
+            (
+                ["mx", "my", "mz"],
                 "N m",
                 "total moment about the reference point",
-                col(&|i| w[i].moment.x),
-            )
-            .push(
-                "my",
-                "N m",
-                "total moment about the reference point",
-                col(&|i| w[i].moment.y),
-            )
-            .push(
-                "mz",
-                "N m",
-                "total moment about the reference point",
-                col(&|i| w[i].moment.z),
-            )
+                vectors(&|w| w.moment),
+            ),
+        ];
+        for (names, unit, doc, values) in &table {
+            push_vec3(&mut frame, *names, unit, doc, values);
+        }
+        frame
+    }
+}
+
+/// Appends the three components of a vector column as `names[0..3]`.
+fn push_vec3(frame: &mut Frame, names: [&str; 3], unit: &str, doc: &str, values: &[Vec3]) {
+    for (k, name) in names.into_iter().enumerate() {
+        frame.add(
+            talus_output::Field::new(name, unit, doc),
+            Column::F64(values.iter().map(|v| v[k]).collect()),
+        );
     }
 }

@@ -75,6 +75,8 @@ impl Recorder {
         let mut region = Vec::with_capacity(n);
         let mut model = Vec::with_capacity(n);
         let mut active = Vec::with_capacity(n);
+        let mut linked_to = Vec::with_capacity(n);
+        let mut proximity = Vec::with_capacity(n);
         let mut gap = Vec::with_capacity(n);
         let mut vecs: Vec<Vec<f64>> = (0..24).map(|_| Vec::with_capacity(n)).collect();
         let mut state: Vec<Vec<Option<f64>>> = (0..self.state_columns.len())
@@ -104,6 +106,10 @@ impl Recorder {
                 }
                 model.push(m.name.clone());
                 active.push(o.status == talus_sdk::STATUS_ACTIVE);
+                let (linked, pc) = sim.wall_links(mi, k);
+                let or_none = |id: u64| if id == 0 { -1 } else { id as i64 };
+                linked_to.push(or_none(linked));
+                proximity.push(or_none(pc));
                 gap.push(p.gap);
                 let fg = sim.contact_force(mi, k);
                 let mg = sim.contact_moment(mi, k);
@@ -185,6 +191,18 @@ impl Recorder {
                 "",
                 "whether the contact carries force",
                 Column::Bool(active),
+            )
+            .push(
+                "linked_to",
+                "-",
+                "ball-facet: id of the contact that carries this one's load (wall logic), else -1",
+                Column::I64(linked_to),
+            )
+            .push(
+                "proximity",
+                "-",
+                "ball-facet: id of the proximity contact this one belongs to, else -1",
+                Column::I64(proximity),
             )
             .push(
                 "gap",

@@ -94,6 +94,10 @@ pub fn build(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation> {
             talus_config::Resolution::Full => Resolution::Full,
         };
         wall.cutoff_angle = w.cutoff_angle_deg.to_radians();
+        if !w.inactive.is_empty() {
+            // The config's bits are the core's FRONT and BACK.
+            wall.inactive.clone_from(&w.inactive);
+        }
         if let Some(m) = w.motion {
             wall.motion = RigidMotion {
                 velocity: v3(m.velocity),
@@ -178,3 +182,6 @@ pub fn build(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation> {
         .map_err(|e| anyhow!("{}: {e}", cfg.source.display()))?;
     Ok(sim)
 }
+
+// The config's inactive-side bits are the core's.
+const _: () = assert!(talus_core::wall::FRONT == 1 && talus_core::wall::BACK == 2);

@@ -38,6 +38,7 @@ mod spec;
 mod types;
 mod validate;
 
+pub use mesh::box_mesh;
 use std::path::Path;
 
 pub use error::{error_at, ConfigError, ErrorKind, Location};

@@ -65,7 +65,7 @@ const BOX_FACES: [(usize, bool, usize, usize); 6] = [
 ///
 /// `open[f]` leaves face `f` out (order -x, +x, -y, +y, -z, +z). Vertices
 /// shared between faces are welded.
-pub(crate) fn box_mesh(min: [f64; 3], max: [f64; 3], open: [bool; 6], divisions: u32) -> MeshData {
+pub fn box_mesh(min: [f64; 3], max: [f64; 3], open: [bool; 6], divisions: u32) -> MeshData {
     let d = divisions.max(1);
     // The same formula on every face gives bit-identical shared edges.
     let coord = |axis: usize, i: u32| -> f64 {

@@ -237,6 +237,7 @@ pub(crate) const WALL_COMMON_KEYS: &[&str] = &[
     "resolution",
     "cutoff_angle",
     "motion",
+    "inactive",
 ];
 
 impl BallKindSpec {
@@ -263,6 +264,10 @@ impl WallKindSpec {
 choice!(
     /// `[[walls]] resolution`.
     ResolutionSpec { Reduced = "reduced", Full = "full" }
+);
+choice!(
+    /// `side` of a `[[walls]] inactive` entry.
+    SideSpec { Front = "front", Back = "back", Both = "both" }
 );
 choice!(
     /// `[[balls]] format`.
@@ -491,6 +496,20 @@ pub(crate) struct MotionSpec {
     pub center: Option<S<Vec3<Meters>>>,
 }
 
+/// An entry of `[[walls]] inactive`: a side and at most one facet selector.
+#[derive(Debug, serde::Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table { side = \"front\" | \"back\" | \"both\" } with at most one of facets = [i, ..], normal = [x, y, z] (and angle), region = { min, max }"
+)]
+pub(crate) struct InactiveSpec {
+    pub side: S<SideSpec>,
+    pub facets: Option<S<Vec<S<Int>>>>,
+    pub normal: Option<S<Vec3<Unitless>>>,
+    pub angle: Option<S<Num<Degrees>>>,
+    pub region: Option<S<RegionSpec>>,
+}
+
 /// `[[walls]]`: one flat table for both kinds, like [`BallSpec`].
 #[derive(Debug, serde::Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a table [[walls]]")]
@@ -501,6 +520,7 @@ pub(crate) struct WallSpec {
     pub resolution: Option<S<ResolutionSpec>>,
     pub cutoff_angle: Option<S<Num<Degrees>>>,
     pub motion: Option<S<MotionSpec>>,
+    pub inactive: Option<S<Vec<S<InactiveSpec>>>>,
     pub min: Option<S<Vec3<Meters>>>,
     pub max: Option<S<Vec3<Meters>>>,
     pub open: Option<S<Vec<S<FaceSpec>>>>,

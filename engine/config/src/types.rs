@@ -297,6 +297,10 @@ pub struct WallSource {
     pub cutoff_angle_deg: f64,
     /// Rigid motion; `None` = fixed wall.
     pub motion: Option<RigidMotion>,
+    /// Per facet, the sides that do not interact: bit 1 the front (the side
+    /// the normal points to), bit 2 the back. Empty when every side is
+    /// active.
+    pub inactive: Vec<u8>,
     /// The triangles, welded, in world coordinates (scale and translate
     /// applied). The right-hand vertex order gives the active side.
     pub mesh: MeshData,

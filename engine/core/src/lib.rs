@@ -23,6 +23,7 @@ pub mod geometry;
 pub mod math;
 pub mod sim;
 pub mod wall;
+pub mod wall_logic;
 
 pub use balls::{BallInit, Balls, Fixity};
 pub use error::{SetupError, StepError};

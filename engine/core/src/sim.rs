@@ -20,14 +20,16 @@ use crate::balls::{BallInit, Balls};
 use crate::cellspace::{CellSpace, FACET};
 use crate::contact::{self, ContactStore, EndMotion};
 use crate::error::{SetupError, StepError};
-use crate::geometry::{closest_point_triangle, Region};
+use crate::geometry::closest_point_triangle;
 use crate::math::{Aabb, Vec3};
 use crate::wall::Wall;
+use crate::wall_logic;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use talus_sdk::abi_stable::std_types::{RSlice, RSliceMut};
 use talus_sdk::{
-    flags, BatchContext, ContactInput, ContactOutput, ModelEntry, STATUS_ACTIVE, STATUS_INACTIVE,
+    flags, BatchContext, ContactInput, ContactOutput, ModelEntry, Propagation, STATUS_ACTIVE,
+    STATUS_INACTIVE,
 };
 
 /// Engine-owned bit of a contact's flags (never shown to models): the
@@ -36,6 +38,19 @@ use talus_sdk::{
 /// the same timestep stiffness) and is not called. This is the contract
 /// that `Activity::Overlap` declares.
 const RELEASED: u32 = 1 << 31;
+
+/// Engine-owned bit of a ball-facet contact's flags: the wall logic let the
+/// contact carry force in the last step (full-mode state continuity reads
+/// it).
+const CARRIED: u32 = 1 << 30;
+
+/// Engine-owned bit of a ball-facet contact's flags: the ball met the facet
+/// from a side that does not interact (decided when the overlap starts and
+/// kept while it lasts).
+const SIDE_OFF: u32 = 1 << 29;
+
+/// Flag bits that never reach models.
+const ENGINE_BITS: u32 = RELEASED | CARRIED | SIDE_OFF;
 
 /// What a contact puts on its ends this step ([`ContactStore::carry`]):
 /// nothing, only timestep stiffness, or force (and stiffness).
@@ -185,6 +200,10 @@ pub struct Simulation {
     groups: Vec<String>,
     assignment: FxHashMap<(u16, u16), (u16, u32)>,
     contact_map: FxHashMap<u64, (u16, u32)>,
+    /// Contact id -> proximity-contact id, from the last wall logic.
+    proximity_ids: FxHashMap<u64, u64>,
+    /// (model, slot) -> (linked-to contact id, proximity id), 0 for none.
+    wall_info: FxHashMap<(u16, u32), (u64, u64)>,
     cells: Option<CellSpace>,
     candidates: Vec<(u32, u32)>,
     gather: Gather,
@@ -230,6 +249,8 @@ impl Simulation {
             groups: Vec::new(),
             assignment: FxHashMap::default(),
             contact_map: FxHashMap::default(),
+            proximity_ids: FxHashMap::default(),
+            wall_info: FxHashMap::default(),
             cells: None,
             candidates: Vec::new(),
             gather: Gather::default(),
@@ -694,7 +715,7 @@ impl Simulation {
     /// chunk's data is still in cache.
     fn resolve_and_forces(&mut self, dt: f64) -> Result<(), StepError> {
         self.wall_gaps();
-        self.associative_logic();
+        self.wall_logic()?;
         let balls = &self.balls;
         let walls = &self.walls;
         let owner = &self.facet_owner;
@@ -829,12 +850,28 @@ impl Simulation {
                     if b & FACET == 0 {
                         return;
                     }
-                    setup.flags &= !flags::SUPPRESSED;
                     let (wi, f) = owner[(b & !FACET) as usize];
-                    let [p, q, r] = walls[wi as usize].corners(f as usize);
+                    let wall = &walls[wi as usize];
+                    let [p, q, r] = wall.corners(f as usize);
                     let x = balls.pos[a as usize];
+                    let was_overlapping = plane.gap < 0.0;
                     let (xf, region) = closest_point_triangle(x, p, q, r);
                     plane.gap = (xf - x).length() - balls.radius[a as usize];
+                    // The side is chosen when the ball starts to overlap the
+                    // facet and kept while it overlaps, so a ball entering
+                    // through an inactive side passes without force.
+                    if !(was_overlapping && plane.gap < 0.0) {
+                        if wall.side_active(f as usize, x) {
+                            setup.flags &= !SIDE_OFF;
+                        } else {
+                            setup.flags |= SIDE_OFF;
+                        }
+                    }
+                    if setup.flags & SIDE_OFF != 0 {
+                        setup.flags |= flags::SUPPRESSED;
+                    } else {
+                        setup.flags &= !flags::SUPPRESSED;
+                    }
                     plane.region = region.code();
                     // Kept for contact resolution this step, which turns
                     // it into the contact location.
@@ -843,81 +880,213 @@ impl Simulation {
         }
     }
 
-    /// Reduced-mode wall logic: among the overlapping contacts of one ball
-    /// with one wall, contacts whose wall contact points lie on a shared
-    /// edge or vertex are linked; in each linked set only the contact with
-    /// the largest overlap stays active (ties go to the lower facet index).
-    fn associative_logic(&mut self) {
-        type Row = (u32, u32, f64, u32, u8, u16, u32);
-        let mut rows: Vec<Row> = Vec::new();
-        for (mi, m) in self.models.iter().enumerate() {
-            let st = &m.store;
+    /// Wall logic over every ball's overlapping contacts with each wall
+    /// ([`wall_logic::decide`]): marks the contacts that do not carry force
+    /// `SUPPRESSED`, gives proximity-contact leaders their merged plane and,
+    /// in full mode, moves state between contacts by each model's
+    /// propagation rule.
+    fn wall_logic(&mut self) -> Result<(), StepError> {
+        struct Entry {
+            ball: u32,
+            wall: u32,
+            slot: u32,
+            id: u64,
+            row: wall_logic::Row,
+        }
+        let mut entries: Vec<Entry> = Vec::new();
+        for (mi, m) in self.models.iter_mut().enumerate() {
+            let st = &mut m.store;
             for k in 0..st.len() {
                 let b = st.end2[k];
-                if b & FACET != 0 && st.plane[k].gap < 0.0 {
-                    let (w, f) = self.facet_owner[(b & !FACET) as usize];
-                    rows.push((
-                        st.end1[k],
-                        w,
-                        st.plane[k].gap,
-                        f,
-                        st.plane[k].region,
-                        mi as u16,
-                        k as u32,
-                    ));
+                if b & FACET == 0 {
+                    continue;
                 }
+                let flags = &mut st.setup[k].flags;
+                let carried = *flags & CARRIED != 0;
+                *flags &= !CARRIED;
+                // Contacts on an inactive side come suppressed from `wall_gaps`.
+                if st.plane[k].gap >= 0.0 || *flags & SIDE_OFF != 0 {
+                    continue;
+                }
+                let (w, f) = self.facet_owner[(b & !FACET) as usize];
+                let id = st.id[k];
+                entries.push(Entry {
+                    ball: st.end1[k],
+                    wall: w,
+                    slot: k as u32,
+                    id,
+                    row: wall_logic::Row {
+                        facet: f,
+                        gap: st.plane[k].gap,
+                        region: st.plane[k].region,
+                        wp: st.plane[k].xc,
+                        carried,
+                        prev_proximity: self.proximity_ids.get(&id).copied().unwrap_or(0),
+                        model: mi as u16,
+                    },
+                });
             }
         }
-        if rows.len() < 2 {
-            return;
+        self.wall_info.clear();
+        let mut proximity_ids = FxHashMap::default();
+        if entries.is_empty() {
+            self.proximity_ids = proximity_ids;
+            return Ok(());
         }
-        rows.sort_unstable_by(|x, y| {
-            (x.0, x.1)
-                .cmp(&(y.0, y.1))
-                .then(x.2.total_cmp(&y.2))
-                .then(x.3.cmp(&y.3))
+        entries.sort_unstable_by(|x, y| {
+            (x.ball, x.wall)
+                .cmp(&(y.ball, y.wall))
+                .then(x.row.gap.total_cmp(&y.row.gap))
+                .then(x.row.facet.cmp(&y.row.facet))
         });
+        let mut rows: Vec<wall_logic::Row> = Vec::new();
+        let mut taken_ids: Vec<u64> = Vec::new();
+        let mut scratch: Vec<f64> = Vec::new();
         let mut start = 0;
-        let mut parent: Vec<usize> = Vec::new();
-        fn root(p: &mut [usize], mut i: usize) -> usize {
-            while p[i] != i {
-                p[i] = p[p[i]];
-                i = p[i];
-            }
-            i
-        }
-        while start < rows.len() {
+        while start < entries.len() {
+            let key = (entries[start].ball, entries[start].wall);
             let mut end = start + 1;
-            while end < rows.len() && (rows[end].0, rows[end].1) == (rows[start].0, rows[start].1) {
+            while end < entries.len() && (entries[end].ball, entries[end].wall) == key {
                 end += 1;
             }
-            if end - start > 1 {
-                let group = &rows[start..end];
-                let wall = &self.walls[group[0].1 as usize];
-                parent.clear();
-                parent.extend(0..group.len());
-                for i in 0..group.len() {
-                    for j in i + 1..group.len() {
-                        let (fi, ri) = (group[i].3 as usize, Region::from_code(group[i].4));
-                        let (fj, rj) = (group[j].3 as usize, Region::from_code(group[j].4));
-                        if wall.shares_feature(fi, ri, fj) || wall.shares_feature(fj, rj, fi) {
-                            let (a, b) = (root(&mut parent, i), root(&mut parent, j));
-                            // The root is the earlier row: the larger overlap.
-                            if a != b {
-                                parent[a.max(b)] = a.min(b);
-                            }
+            let group = &entries[start..end];
+            let wall = &self.walls[key.1 as usize];
+            // A lone contact carries its own load; the logic has nothing to
+            // decide (full mode included: there is nothing to merge or move).
+            if group.len() == 1 {
+                let e = &group[0];
+                let st = &mut self.models[e.row.model as usize].store;
+                st.setup[e.slot as usize].flags |= CARRIED;
+                start = end;
+                continue;
+            }
+            rows.clear();
+            rows.extend(group.iter().map(|e| e.row));
+            let x = self.balls.pos[key.0 as usize];
+            let r = self.balls.radius[key.0 as usize];
+            let decision = wall_logic::decide(wall, x, &rows);
+            // Proximity ids: inherited when unique among this step's, else new.
+            let mut pc_ids = Vec::with_capacity(decision.proximity.len());
+            for pc in &decision.proximity {
+                let id = if pc.inherited_id != 0 && !taken_ids.contains(&pc.inherited_id) {
+                    pc.inherited_id
+                } else {
+                    let id = self.next_contact_id;
+                    self.next_contact_id += 1;
+                    id
+                };
+                taken_ids.push(id);
+                pc_ids.push(id);
+            }
+            // State transfers read the source before anything else changes.
+            for (ti, t) in decision.transfers.iter().enumerate() {
+                let (src, dst) = (&group[t.from], &group[t.to]);
+                let m = &mut self.models[src.row.model as usize];
+                let (from, to) = (src.slot as usize, dst.slot as usize);
+                let n_state = m.store.n_state;
+                let first_into_fresh =
+                    t.fresh && !decision.transfers[..ti].iter().any(|u| u.to == t.to);
+                scratch.clear();
+                scratch.extend_from_slice(m.store.state_of(from));
+                let stride = m.store.stride;
+                let target = &mut m.store.state[to * stride..to * stride + n_state];
+                let rule = m.entry.descriptor.propagation;
+                match rule {
+                    Propagation::None => continue,
+                    Propagation::Copy => {
+                        if !t.fresh {
+                            continue;
+                        }
+                        if first_into_fresh {
+                            target.copy_from_slice(&scratch);
                         }
                     }
-                }
-                for (i, row) in group.iter().enumerate() {
-                    if root(&mut parent, i) != i {
-                        let (m, k) = (row.5 as usize, row.6 as usize);
-                        self.models[m].store.setup[k].flags |= flags::SUPPRESSED;
+                    Propagation::Add => {
+                        for (d, s) in target.iter_mut().zip(&scratch) {
+                            *d += *s;
+                        }
+                    }
+                    Propagation::Custom => {
+                        let set = m.store.setup[to].prop_set as usize;
+                        let props = &m.props[set * m.n_props..(set + 1) * m.n_props];
+                        let callback =
+                            m.entry
+                                .propagate
+                                .into_option()
+                                .ok_or_else(|| StepError::Model {
+                                    model: m.name.clone(),
+                                    contact: dst.id,
+                                    step: self.step,
+                                    message:
+                                        "declares custom propagation but has no propagate callback"
+                                            .into(),
+                                })?;
+                        callback(
+                            RSlice::from_slice(props),
+                            RSlice::from_slice(&scratch),
+                            RSliceMut::from_mut_slice(target),
+                        )
+                        .into_result()
+                        .map_err(|message| StepError::Model {
+                            model: m.name.clone(),
+                            contact: dst.id,
+                            step: self.step,
+                            message: format!("propagation failed: {message}"),
+                        })?;
                     }
                 }
+                if first_into_fresh {
+                    // The frame travels with the state, so state held in
+                    // contact-plane axes keeps its direction in space.
+                    let p = m.store.plane[from];
+                    let q = &mut m.store.plane[to];
+                    q.n = p.n;
+                    q.s = p.s;
+                    q.t = p.t;
+                    q.initialised = p.initialised;
+                    m.store.setup[to].flags &= !flags::NEW;
+                }
+            }
+            for (i, e) in group.iter().enumerate() {
+                let st = &mut self.models[e.row.model as usize].store;
+                let k = e.slot as usize;
+                if decision.carries[i] {
+                    st.setup[k].flags |= CARRIED;
+                } else {
+                    st.setup[k].flags |= flags::SUPPRESSED;
+                }
+                let linked = decision.linked_to[i].map_or(0, |j| group[j].id);
+                let pc = decision.proximity_of[i].map_or(0, |p| pc_ids[p]);
+                if pc != 0 {
+                    proximity_ids.insert(e.id, pc);
+                }
+                if linked != 0 || pc != 0 {
+                    self.wall_info.insert((e.row.model, e.slot), (linked, pc));
+                }
+            }
+            for pc in &decision.proximity {
+                // The leader's wall point moves to where the merged normal
+                // and mean gap put it; contact resolution then builds the
+                // merged plane from it like any ball-facet plane.
+                let e = &group[pc.leader];
+                let st = &mut self.models[e.row.model as usize].store;
+                st.plane[e.slot as usize].xc = x + pc.normal * (r + pc.gap);
             }
             start = end;
         }
+        self.proximity_ids = proximity_ids;
+        Ok(())
+    }
+
+    /// For a ball-facet contact in `slot` of model `m`: the id of the
+    /// contact that carries its load in its place (0 if none) and the id
+    /// of the proximity contact it belongs to (0 if none), as decided by
+    /// the wall logic of the last step.
+    pub fn wall_links(&self, m: usize, slot: usize) -> (u64, u64) {
+        self.wall_info
+            .get(&(m as u16, slot as u32))
+            .copied()
+            .unwrap_or((0, 0))
     }
 
     /// Sums what contacts apply onto balls and walls, in slot order.
@@ -1192,7 +1361,7 @@ fn resolve_one(
         mass: setup.mass,
         radius: [ra, rb],
         prop_set: setup.prop_set,
-        flags: setup.flags & !RELEASED,
+        flags: setup.flags & !ENGINE_BITS,
         ..Default::default()
     };
     if open {

@@ -35,6 +35,12 @@ pub struct RigidMotion {
     pub spin: Vec3,
 }
 
+/// Bit of [`Wall::inactive`]: the front side (the side the facet normal
+/// points to) does not interact.
+pub const FRONT: u8 = 1;
+/// Bit of [`Wall::inactive`]: the back side does not interact.
+pub const BACK: u8 = 2;
+
 /// A faceted wall.
 #[derive(Clone, Debug)]
 pub struct Wall {
@@ -58,6 +64,8 @@ pub struct Wall {
     pub neighbours: Vec<[i32; 3]>,
     /// Current unit normal of each facet.
     pub normals: Vec<Vec3>,
+    /// Per facet, the sides that do not interact ([`FRONT`], [`BACK`]).
+    pub inactive: Vec<u8>,
     /// Reference point (centre of rotation) now (m).
     pub centre: Vec3,
     /// Accumulated rotation since the start.
@@ -148,6 +156,7 @@ impl Wall {
             vertices: verts,
             facets: facets.to_vec(),
             neighbours,
+            inactive: vec![0; facets.len()],
             normals,
             centre,
             orientation: Quat::IDENTITY,
@@ -210,6 +219,24 @@ impl Wall {
     #[inline]
     pub fn velocity_at(&self, x: Vec3) -> Vec3 {
         self.motion.velocity + self.motion.spin.cross(x - self.centre)
+    }
+
+    /// Whether a ball centred at `x` meets an interacting side of facet
+    /// `f`. The side is the sign of the distance of `x` from the facet's
+    /// plane; a centre on the plane counts as the front.
+    #[inline]
+    pub fn side_active(&self, f: usize, x: Vec3) -> bool {
+        let mask = self.inactive[f];
+        if mask == 0 {
+            return true;
+        }
+        let p = self.vertices[self.facets[f][0] as usize];
+        let side = if self.normals[f].dot(x - p) >= 0.0 {
+            FRONT
+        } else {
+            BACK
+        };
+        mask & side == 0
     }
 
     /// Whether facets `f` and `g` share the feature `region` of `f`: the

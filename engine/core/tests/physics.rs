@@ -4,68 +4,10 @@
 //! wall motion.
 
 use talus_core::wall::RigidMotion;
-use talus_core::{BallInit, Settings, Simulation, Timestep, Vec3, Wall};
+use talus_core::{Settings, Simulation, Timestep, Vec3, Wall};
 
-const RADIUS: f64 = 0.01;
-const DENSITY: f64 = 2500.0;
-const KN: f64 = 1.0e6;
-
-fn mass() -> f64 {
-    DENSITY * 4.0 / 3.0 * std::f64::consts::PI * RADIUS.powi(3)
-}
-
-fn linear_sim(dt: f64, props: [f64; 5]) -> (Simulation, u16, u16) {
-    let mut sim = Simulation::new(Settings {
-        gravity: Vec3::ZERO,
-        timestep: Timestep::Fixed(dt),
-        cell_tolerance: None,
-    });
-    let g = sim.group("grain");
-    let w = sim.group("wall");
-    let root = talus_plugin_linear::root_module();
-    let entry = (root.models())().into_iter().next().unwrap();
-    let m = sim.add_model(entry);
-    sim.assign(g, g, m, props.to_vec()).unwrap();
-    sim.assign(g, w, m, props.to_vec()).unwrap();
-    (sim, g, w)
-}
-
-fn ball(pos: Vec3, velocity: Vec3, group: u16) -> BallInit {
-    BallInit {
-        pos,
-        radius: RADIUS,
-        density: DENSITY,
-        velocity,
-        spin: Vec3::ZERO,
-        group,
-        damping: 0.0,
-        fixity: Default::default(),
-    }
-}
-
-/// A flat square wall in the plane z = 0, [-h, h]^2, made of `n x n`
-/// squares split into two triangles each, normals +z.
-fn flat_mesh(h: f64, n: usize) -> (Vec<[f64; 3]>, Vec<[u32; 3]>) {
-    let mut v = Vec::new();
-    for j in 0..=n {
-        for i in 0..=n {
-            v.push([
-                -h + 2.0 * h * i as f64 / n as f64,
-                -h + 2.0 * h * j as f64 / n as f64,
-                0.0,
-            ]);
-        }
-    }
-    let id = |i: usize, j: usize| (j * (n + 1) + i) as u32;
-    let mut t = Vec::new();
-    for j in 0..n {
-        for i in 0..n {
-            t.push([id(i, j), id(i + 1, j), id(i + 1, j + 1)]);
-            t.push([id(i, j), id(i + 1, j + 1), id(i, j + 1)]);
-        }
-    }
-    (v, t)
-}
+mod common;
+use common::*;
 
 /// Closed forms of a linear spring-dashpot impact whose total force is cut
 /// off at zero (no tension): returns (restitution, peak overlap / v0).

@@ -1,0 +1,429 @@
+//! Wall logic: which of a ball's overlapping contacts with one wall carry
+//! force this step, and how contact state moves between them.
+//!
+//! Reads: for every overlapping ball-facet contact of one (ball, wall)
+//! pair, the wall contact point, gap, region and whether the contact carried
+//! force last step. Writes: a [`Decision`] — force carriers, links,
+//! proximity contacts and state transfers — that the simulation applies
+//! before the contacts reach their models.
+//! Invariants: rows come sorted by increasing gap (largest overlap first),
+//! ties by facet index, so every choice below is deterministic; at most one
+//! contact carries force per linked set, per segment-check conflict and per
+//! proximity contact.
+//!
+//! The pieces only need a centre, a radius and a wall, so clump pebbles can
+//! reuse them unchanged.
+
+use crate::geometry::Region;
+use crate::math::Vec3;
+use crate::wall::{Resolution, Wall};
+
+/// One overlapping ball-facet contact of a (ball, wall) pair.
+#[derive(Clone, Copy, Debug)]
+pub struct Row {
+    /// Facet index in the wall.
+    pub facet: u32,
+    /// Gap (m), negative.
+    pub gap: f64,
+    /// Region code of the wall contact point.
+    pub region: u8,
+    /// Wall contact point: the facet point closest to the ball centre (m).
+    pub wp: Vec3,
+    /// Whether the contact carried force last step.
+    pub carried: bool,
+    /// Proximity contact the contact belonged to last step, or 0.
+    pub prev_proximity: u64,
+    /// Model index of the contact.
+    pub model: u16,
+}
+
+/// A proximity contact: several overlapping contacts at a concave feature
+/// whose load one member (the leader) carries with a merged plane.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Proximity {
+    /// Row indices of the members, in row order.
+    pub members: Vec<usize>,
+    /// The member that carries the merged force.
+    pub leader: usize,
+    /// Overlap-weighted mean of the members' contact normals (unit).
+    pub normal: Vec3,
+    /// Mean gap of the members (m).
+    pub gap: f64,
+    /// Id inherited from last step (the smallest previous proximity id of
+    /// the members), or 0 when the caller must give it a fresh one.
+    pub inherited_id: u64,
+}
+
+/// Non-geometric state moving from one contact to another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Transfer {
+    /// Row that carried force last step and no longer does.
+    pub from: usize,
+    /// Row that carries force now.
+    pub to: usize,
+    /// Whether `to` did not carry force last step (it takes over rather
+    /// than absorbs).
+    pub fresh: bool,
+}
+
+/// The wall logic's result for one (ball, wall) pair; vectors are indexed
+/// by row.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Decision {
+    /// Whether the row carries force this step.
+    pub carries: Vec<bool>,
+    /// The row that carries the load on behalf of this one, if another.
+    pub linked_to: Vec<Option<usize>>,
+    /// Index into `proximity` of the row's proximity contact.
+    pub proximity_of: Vec<Option<usize>>,
+    /// Proximity contacts (full mode).
+    pub proximity: Vec<Proximity>,
+    /// State transfers in the order they must be applied (full mode).
+    pub transfers: Vec<Transfer>,
+}
+
+fn root(p: &mut [usize], mut i: usize) -> usize {
+    while p[i] != i {
+        p[i] = p[p[i]];
+        i = p[i];
+    }
+    i
+}
+
+/// Joins the sets of `i` and `j`; the smaller index (the larger overlap)
+/// stays the root.
+fn join(p: &mut [usize], i: usize, j: usize) {
+    let (a, b) = (root(p, i), root(p, j));
+    if a != b {
+        p[a.max(b)] = a.min(b);
+    }
+}
+
+/// Parameter in (0, 1) at which the segment `a -> b` passes through the
+/// triangle `(p, q, r)`, if it does. Touching the triangle's plane at the
+/// segment's end (the wall contact point of a facet sharing an edge) does
+/// not count: the crossing must lie before `1 - 1e-9`.
+pub fn segment_crosses_triangle(a: Vec3, b: Vec3, [p, q, r]: [Vec3; 3]) -> Option<f64> {
+    let d = b - a;
+    let (e1, e2) = (q - p, r - p);
+    let h = d.cross(e2);
+    let det = e1.dot(h);
+    // Parallel (or degenerate) segment: it cannot pass through the face.
+    let scale = d.length_squared().sqrt() * e1.length() * e2.length();
+    if det.abs() <= 1e-12 * scale {
+        return None;
+    }
+    let inv = 1.0 / det;
+    let s = a - p;
+    let u = s.dot(h) * inv;
+    if !(0.0..=1.0).contains(&u) {
+        return None;
+    }
+    let qv = s.cross(e1);
+    let v = d.dot(qv) * inv;
+    if v < 0.0 || u + v > 1.0 {
+        return None;
+    }
+    let t = e2.dot(qv) * inv;
+    (t > 1e-9 && t < 1.0 - 1e-9).then_some(t)
+}
+
+/// Decides the force carriers of one ball's overlapping contacts with one
+/// wall.
+///
+/// `x` is the ball centre; `rows` are sorted by increasing gap, then facet.
+///
+/// # Model
+/// Both modes: contacts whose wall contact points lie on an edge or vertex
+/// shared with another overlapping contact's facet are linked, and only the
+/// largest overlap of a linked set carries force. Full mode adds, in order:
+/// the segment check (a carrier whose centre-to-contact-point segment
+/// crosses another carrier's facet, or is crossed, conflicts with it; the
+/// largest overlap of a conflict set survives); proximity contacts
+/// (surviving carriers whose facet normals lie within the cutoff angle
+/// merge, then overlapping contacts on edge-adjacent facets within the
+/// cutoff of a member join; the merged contact has the overlap-weighted
+/// normal and the mean gap, and one member carries it); and state
+/// transfers (a carrier receives the state of a linked contact that carried
+/// force last step and no longer does, when their facet normals lie within
+/// the cutoff angle and they share a model).
+pub fn decide(wall: &Wall, x: Vec3, rows: &[Row]) -> Decision {
+    let n = rows.len();
+    let full = wall.resolution == Resolution::Full;
+    let cos_cut = wall.cutoff_angle.cos() - 1e-12;
+    let normal = |i: usize| wall.normals[rows[i].facet as usize];
+
+    // Associative links (rules 1-3).
+    let mut assoc: Vec<usize> = (0..n).collect();
+    for i in 0..n {
+        for j in i + 1..n {
+            let (fi, fj) = (rows[i].facet as usize, rows[j].facet as usize);
+            let (ri, rj) = (
+                Region::from_code(rows[i].region),
+                Region::from_code(rows[j].region),
+            );
+            if wall.shares_feature(fi, ri, fj) || wall.shares_feature(fj, rj, fi) {
+                join(&mut assoc, i, j);
+            }
+        }
+    }
+    let set: Vec<usize> = (0..n).map(|i| root(&mut assoc, i)).collect();
+    let roots: Vec<usize> = (0..n).filter(|&i| set[i] == i).collect();
+
+    // Segment check among the carriers of the associative logic.
+    let mut conflict: Vec<usize> = (0..n).collect();
+    if full {
+        for (k, &a) in roots.iter().enumerate() {
+            for &b in &roots[k + 1..] {
+                let crosses = |from: usize, to: usize| {
+                    segment_crosses_triangle(
+                        x,
+                        rows[from].wp,
+                        wall.corners(rows[to].facet as usize),
+                    )
+                    .is_some()
+                };
+                if crosses(a, b) || crosses(b, a) {
+                    join(&mut conflict, a, b);
+                }
+            }
+        }
+    }
+    let survivors: Vec<usize> = roots
+        .iter()
+        .copied()
+        .filter(|&a| root(&mut conflict, a) == a)
+        .collect();
+
+    // Proximity contacts: survivors within the cutoff angle merge, then
+    // adjacent overlapping facets within the cutoff join.
+    let mut proximity_of: Vec<Option<usize>> = vec![None; n];
+    let mut proximity: Vec<Proximity> = Vec::new();
+    if full && survivors.len() > 1 {
+        let mut merge: Vec<usize> = (0..n).collect();
+        for (k, &a) in survivors.iter().enumerate() {
+            for &b in &survivors[k + 1..] {
+                if normal(a).dot(normal(b)) >= cos_cut {
+                    join(&mut merge, a, b);
+                }
+            }
+        }
+        for &a in &survivors {
+            let r = root(&mut merge, a);
+            if r == a
+                && survivors
+                    .iter()
+                    .any(|&b| b != a && root(&mut merge, b) == a)
+            {
+                let members: Vec<usize> = survivors
+                    .iter()
+                    .copied()
+                    .filter(|&b| root(&mut merge, b) == a)
+                    .collect();
+                for &m in &members {
+                    proximity_of[m] = Some(proximity.len());
+                }
+                proximity.push(Proximity {
+                    members,
+                    leader: a,
+                    normal: Vec3::ZERO,
+                    gap: 0.0,
+                    inherited_id: 0,
+                });
+            }
+        }
+        for (p, pc) in proximity.iter_mut().enumerate() {
+            loop {
+                let joiner = (0..n).find(|&c| {
+                    proximity_of[c].is_none()
+                        && pc.members.iter().any(|&m| {
+                            wall.neighbours[rows[m].facet as usize]
+                                .contains(&(rows[c].facet as i32))
+                        })
+                        && pc
+                            .members
+                            .iter()
+                            .any(|&m| normal(m).dot(normal(c)) >= cos_cut)
+                });
+                match joiner {
+                    Some(c) => {
+                        proximity_of[c] = Some(p);
+                        pc.members.push(c);
+                    }
+                    None => break,
+                }
+            }
+            pc.members.sort_unstable();
+            let mut weighted = Vec3::ZERO;
+            let mut gap_sum = 0.0;
+            for &m in &pc.members {
+                let d = rows[m].wp - x;
+                let len = d.length();
+                let cn = if len > 0.0 { d / len } else { -normal(m) };
+                weighted += cn * -rows[m].gap;
+                gap_sum += rows[m].gap;
+            }
+            pc.normal = weighted.normalize_or(-normal(pc.members[0]));
+            pc.gap = gap_sum / pc.members.len() as f64;
+            pc.leader = pc
+                .members
+                .iter()
+                .copied()
+                .find(|&m| rows[m].carried)
+                .unwrap_or(pc.members[0]);
+            pc.inherited_id = pc
+                .members
+                .iter()
+                .map(|&m| rows[m].prev_proximity)
+                .filter(|&id| id != 0)
+                .min()
+                .unwrap_or(0);
+        }
+    }
+
+    // Who carries the load of each row.
+    let carrier = |i: usize, conflict: &mut [usize]| -> usize {
+        let mut i = i;
+        loop {
+            if let Some(p) = proximity_of[i] {
+                return proximity[p].leader;
+            }
+            let s = set[i];
+            if s != i {
+                i = s;
+                continue;
+            }
+            let c = root(conflict, i);
+            if c != i {
+                i = c;
+                continue;
+            }
+            return i;
+        }
+    };
+    let mut carries = vec![false; n];
+    let mut linked_to = vec![None; n];
+    let mut final_carrier = vec![0; n];
+    for i in 0..n {
+        let c = carrier(i, &mut conflict);
+        final_carrier[i] = c;
+        if c == i {
+            carries[i] = true;
+        } else {
+            linked_to[i] = Some(c);
+        }
+    }
+
+    let mut transfers = Vec::new();
+    if full {
+        for to in (0..n).filter(|&i| carries[i]) {
+            for from in 0..n {
+                if rows[from].carried
+                    && !carries[from]
+                    && final_carrier[from] == to
+                    && rows[from].model == rows[to].model
+                    && normal(from).dot(normal(to)) >= cos_cut
+                {
+                    transfers.push(Transfer {
+                        from,
+                        to,
+                        fresh: !rows[to].carried,
+                    });
+                }
+            }
+        }
+    }
+    Decision {
+        carries,
+        linked_to,
+        proximity_of,
+        proximity,
+        transfers,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    fn point(rng: &mut ChaCha8Rng) -> Vec3 {
+        Vec3::new(
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+        )
+    }
+
+    /// Independent reference: where the segment meets the triangle's plane,
+    /// and whether that point lies inside by the signs of the three
+    /// sub-triangle normals; `None` also for cases within `margin` of an
+    /// edge or of the segment's ends, which the comparison skips.
+    fn reference(a: Vec3, b: Vec3, tri: [Vec3; 3], margin: f64) -> Option<Option<f64>> {
+        let [p, q, r] = tri;
+        let n = (q - p).cross(r - p);
+        let denom = n.dot(b - a);
+        if denom.abs() < 1e-6 * n.length() * (b - a).length() {
+            return None;
+        }
+        let t = n.dot(p - a) / denom;
+        if (t - 0.0).abs() < margin || (t - 1.0).abs() < margin {
+            return None;
+        }
+        let x = a + (b - a) * t;
+        let signs = [
+            (q - p).cross(x - p),
+            (r - q).cross(x - q),
+            (p - r).cross(x - r),
+        ];
+        let scale = n.length();
+        let mut inside = true;
+        for (k, s) in signs.iter().enumerate() {
+            let e = [q - p, r - q, p - r][k].length();
+            let d = s.dot(n) / scale / e; // signed distance to edge k
+            if d.abs() < margin {
+                return None;
+            }
+            inside &= d > 0.0;
+        }
+        Some((inside && t > 0.0 && t < 1.0).then_some(t))
+    }
+
+    #[test]
+    fn segment_crossing_matches_an_independent_reference() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let (mut hits, mut checked) = (0, 0);
+        for _ in 0..20_000 {
+            let tri = [point(&mut rng), point(&mut rng), point(&mut rng)];
+            let (a, b) = (point(&mut rng), point(&mut rng));
+            let Some(expected) = reference(a, b, tri, 1e-7) else {
+                continue;
+            };
+            let got = segment_crosses_triangle(a, b, tri);
+            assert_eq!(got.is_some(), expected.is_some(), "{a} {b} {tri:?}");
+            if let (Some(g), Some(e)) = (got, expected) {
+                assert!((g - e).abs() < 1e-9);
+                hits += 1;
+            }
+            checked += 1;
+        }
+        assert!(
+            checked > 15_000 && hits > 1_000,
+            "{checked} checked, {hits} hits"
+        );
+    }
+
+    #[test]
+    fn a_segment_ending_on_the_triangle_does_not_cross_it() {
+        let tri = [Vec3::ZERO, Vec3::X, Vec3::Y];
+        let a = Vec3::new(0.2, 0.2, 1.0);
+        assert!(segment_crosses_triangle(a, Vec3::new(0.2, 0.2, 0.0), tri).is_none());
+        assert!(segment_crosses_triangle(a, Vec3::new(0.2, 0.2, -1.0), tri).is_some());
+        // In the plane: never a crossing.
+        assert!(
+            segment_crosses_triangle(Vec3::new(-1.0, 0.1, 0.0), Vec3::new(2.0, 0.1, 0.0), tri)
+                .is_none()
+        );
+    }
+}

@@ -1,0 +1,486 @@
+//! The wall situations of the faceted-wall seed (figures 4, 5, 6 and 8),
+//! facet sides, and mesh-independence of a rebound, on the real engine with
+//! the linear model. Expected values come from the geometry (closed forms),
+//! or from the same motion on a single-facet wall.
+
+use talus_core::wall::{Resolution, BACK, FRONT};
+use talus_core::{Simulation, Vec3, Wall};
+
+mod common;
+use common::*;
+
+/// One facet contact as the engine sees it after a cycle.
+#[derive(Clone, Copy, Debug)]
+struct FacetContact {
+    facet: u32,
+    id: u64,
+    active: bool,
+    gap: f64,
+    n: Vec3,
+    linked_to: u64,
+    proximity: u64,
+}
+
+fn facet_contacts(sim: &Simulation) -> Vec<FacetContact> {
+    let mut out = Vec::new();
+    for (mi, m) in sim.models.iter().enumerate() {
+        let st = &m.store;
+        for k in 0..st.len() {
+            let b = st.end2[k];
+            if b & talus_core::cellspace::FACET == 0 {
+                continue;
+            }
+            let (linked_to, proximity) = sim.wall_links(mi, k);
+            out.push(FacetContact {
+                facet: sim.facet_owner[(b & !talus_core::cellspace::FACET) as usize].1,
+                id: st.id[k],
+                active: st.output[k].status == talus_sdk::STATUS_ACTIVE,
+                gap: st.plane[k].gap,
+                n: st.plane[k].n,
+                linked_to,
+                proximity,
+            });
+        }
+    }
+    out.sort_by_key(|c| c.facet);
+    out
+}
+
+fn active(sim: &Simulation) -> Vec<FacetContact> {
+    facet_contacts(sim)
+        .into_iter()
+        .filter(|c| c.active)
+        .collect()
+}
+
+fn wall(mesh: &(Vec<[f64; 3]>, Vec<[u32; 3]>), mode: Resolution, cutoff_deg: f64) -> Wall {
+    let mut w = Wall::new("w", &mesh.0, &mesh.1, None).unwrap();
+    w.resolution = mode;
+    w.cutoff_angle = cutoff_deg.to_radians();
+    w
+}
+
+/// A ball held still (every degree of freedom fixed) at `pos` against
+/// `mesh`; the state after one cycle with a linear model without dashpots.
+fn pressed(
+    mesh: &(Vec<[f64; 3]>, Vec<[u32; 3]>),
+    pos: Vec3,
+    mode: Resolution,
+    cutoff_deg: f64,
+) -> Simulation {
+    let (mut sim, g, w) = linear_sim(1e-6, [KN, 0.0, 0.0, 0.0, 0.0]);
+    let mut b = ball(pos, Vec3::ZERO, g);
+    b.fixity = talus_core::balls::Fixity::from_flags([true; 6]);
+    sim.add_ball(b).unwrap();
+    sim.add_wall(wall(mesh, mode, cutoff_deg), w);
+    sim.prepare().unwrap();
+    sim.cycle().unwrap();
+    sim
+}
+
+fn rel(a: f64, b: f64) -> f64 {
+    (a - b).abs() / a.abs().max(b.abs()).max(f64::MIN_POSITIVE)
+}
+
+// ---------------------------------------------------------------- sides
+
+/// A large single facet in z = 0 with normal +z.
+fn big_facet(h: f64) -> (Vec<[f64; 3]>, Vec<[u32; 3]>) {
+    (
+        vec![
+            [-4.0 * h, -4.0 * h, 0.0],
+            [4.0 * h, -4.0 * h, 0.0],
+            [0.0, 6.0 * h, 0.0],
+        ],
+        vec![[0, 1, 2]],
+    )
+}
+
+#[test]
+fn an_inactive_side_lets_a_ball_through_and_an_active_side_stops_it() {
+    let fall = |inactive: u8| -> (f64, f64) {
+        let (mut sim, g, w) = linear_sim(1e-6, [KN, 0.0, 0.0, 0.2, 0.0]);
+        sim.add_ball(ball(
+            Vec3::new(0.0, 0.0, 1.5 * RADIUS),
+            Vec3::new(0.0, 0.0, -1.0),
+            g,
+        ))
+        .unwrap();
+        let mut wl = wall(&big_facet(4.0 * RADIUS), Resolution::Reduced, 10.0);
+        wl.inactive[0] = inactive;
+        sim.add_wall(wl, w);
+        sim.prepare().unwrap();
+        for _ in 0..40_000 {
+            sim.cycle().unwrap();
+        }
+        (sim.balls.pos[0].z, sim.balls.vel[0].z)
+    };
+    // The ball comes from the front: a front-inactive facet never pushes.
+    let (z, vz) = fall(FRONT);
+    assert_eq!(vz, -1.0, "an inactive side must not exert any force");
+    assert!(z < -RADIUS, "the ball passed through: z = {z}");
+    let (z, vz) = fall(FRONT | BACK);
+    assert_eq!(vz, -1.0);
+    assert!(z < -RADIUS);
+    // Back inactive, front active: the ball bounces.
+    let (z, vz) = fall(BACK);
+    assert!(vz > 0.5, "the active side stops the ball: vz = {vz}");
+    assert!(z > RADIUS);
+}
+
+// ---------------------------------------------------------------- fig. 4
+
+/// Per step: the total force on a ball pressed onto `mesh` with overlap
+/// `u0` and dragged at constant velocity with high friction.
+fn drag(mesh: &(Vec<[f64; 3]>, Vec<[u32; 3]>), mode: Resolution, h: f64) -> (Vec<Vec3>, usize) {
+    let dt = 1e-5;
+    let (mut sim, g, w) = linear_sim(dt, [KN, 1.0e4, 1.0e3, 0.0, 0.0]);
+    let u0 = 1e-3 * RADIUS;
+    let start = Vec3::new(-0.7 * h, -0.55 * h, RADIUS - u0);
+    let end = Vec3::new(0.7 * h, 0.5 * h, RADIUS - u0);
+    let steps = 40_000;
+    let v = (end - start) / (steps as f64 * dt);
+    let mut b = ball(start, v, g);
+    b.fixity = talus_core::balls::Fixity::from_flags([true; 6]);
+    sim.add_ball(b).unwrap();
+    sim.add_wall(wall(mesh, mode, 10.0), w);
+    sim.prepare().unwrap();
+    let mut forces = Vec::with_capacity(steps);
+    let mut max_active = 0;
+    for _ in 0..steps {
+        sim.cycle().unwrap();
+        forces.push(sim.balls.force[0]);
+        max_active = max_active.max(sim.n_active());
+    }
+    (forces, max_active)
+}
+
+#[test]
+fn fig4_dragged_ball_keeps_its_shear_force_across_facets_in_full_mode() {
+    let h = 4.0 * RADIUS;
+    let one = big_facet(h);
+    let (reference, _) = drag(&one, Resolution::Full, h);
+    let f_end = reference.last().unwrap();
+    // The shear spring loads all the way (no slip, no loss): ks * path.
+    let path = Vec3::new(1.4 * h, 1.05 * h, 0.0).length();
+    let shear_end = Vec3::new(f_end.x, f_end.y, 0.0).length();
+    assert!(
+        rel(shear_end, 1.0e4 * path) < 1e-6,
+        "{shear_end} vs {}",
+        1.0e4 * path
+    );
+    for n in [1, 10] {
+        // n = 1: 2 facets (one diagonal); n = 10: 200 facets.
+        let mesh = flat_mesh(h, n);
+        let (full, max_active) = drag(&mesh, Resolution::Full, h);
+        assert_eq!(
+            max_active,
+            1,
+            "{} facets: one active contact at a time",
+            2 * n * n
+        );
+        for (step, (a, b)) in reference.iter().zip(&full).enumerate() {
+            assert!(
+                rel(a.z, b.z) < 1e-9,
+                "{} facets, step {step}: normal force {} vs {}",
+                2 * n * n,
+                b.z,
+                a.z
+            );
+            let (sa, sb) = (Vec3::new(a.x, a.y, 0.0), Vec3::new(b.x, b.y, 0.0));
+            assert!(
+                (sa - sb).length() <= 1e-6 * sa.length() + 1e-12,
+                "{} facets, step {step}: shear force {sb} vs {sa}",
+                2 * n * n
+            );
+        }
+        // Reduced mode: the normal force still matches, but every facet
+        // change starts the shear spring afresh (the documented loss).
+        let (reduced, _) = drag(&mesh, Resolution::Reduced, h);
+        let mut drops = 0;
+        for (step, (a, b)) in reference.iter().zip(&reduced).enumerate() {
+            assert!(rel(a.z, b.z) < 1e-9, "reduced, step {step}: normal force");
+            if step > 0 {
+                let prev = reduced[step - 1];
+                let (sp, sb) = (Vec3::new(prev.x, prev.y, 0.0), Vec3::new(b.x, b.y, 0.0));
+                if sb.length() < 0.01 * sp.length() {
+                    drops += 1;
+                }
+            }
+        }
+        let last = reduced.last().unwrap();
+        assert!(
+            drops >= 1,
+            "{} facets: no shear loss seen in reduced mode",
+            2 * n * n
+        );
+        assert!(
+            Vec3::new(last.x, last.y, 0.0).length()
+                < 0.8 * Vec3::new(f_end.x, f_end.y, 0.0).length()
+        );
+    }
+}
+
+// ---------------------------------------------------------------- fig. 5
+
+#[test]
+fn fig5_ball_rolling_over_a_convex_edge_has_one_contact_and_a_smooth_normal() {
+    let l = 5.0 * RADIUS;
+    let (c, s) = (30f64.to_radians().cos(), 30f64.to_radians().sin());
+    let mesh = (
+        vec![
+            [-l, -l, 0.0],
+            [0.0, -l, 0.0],
+            [0.0, l, 0.0],
+            [-l, l, 0.0],
+            [l * c, -l, -l * s],
+            [l * c, l, -l * s],
+        ],
+        vec![[0, 1, 2], [0, 2, 3], [1, 4, 5], [1, 5, 2]],
+    );
+    for mode in [Resolution::Reduced, Resolution::Full] {
+        let dt = 1e-5;
+        let (mut sim, g, w) = linear_sim(dt, [KN, KN, 0.5, 0.5, 0.0]);
+        sim.settings.gravity = Vec3::new(0.0, 0.0, -9.81);
+        let v = 0.1;
+        let mut b = ball(
+            Vec3::new(-2.0 * RADIUS, 0.0, RADIUS),
+            Vec3::new(v, 0.0, 0.0),
+            g,
+        );
+        b.spin = Vec3::new(0.0, v / RADIUS, 0.0);
+        sim.add_ball(b).unwrap();
+        sim.add_wall(wall(&mesh, mode, 10.0), w);
+        sim.prepare().unwrap();
+        let mut prev: Option<Vec3> = None;
+        let mut on_edge = 0;
+        while sim.balls.pos[0].x < 3.0 * RADIUS && sim.step < 200_000 {
+            sim.cycle().unwrap();
+            let contacts = facet_contacts(&sim);
+            let touching = contacts.iter().filter(|c| c.gap < 0.0).count();
+            let act: Vec<_> = contacts.iter().filter(|c| c.active).collect();
+            if touching == 0 {
+                prev = None;
+                continue;
+            }
+            assert_eq!(
+                act.len(),
+                1,
+                "{mode:?}, step {}: one active contact",
+                sim.step
+            );
+            let n = act[0].n;
+            if n.x.abs() > 1e-6 && n.x.abs() < 0.49 {
+                on_edge += 1;
+            }
+            if let Some(p) = prev {
+                // Around the edge the normal turns at |v_t| / d per second.
+                let d = RADIUS + act[0].gap;
+                let bound = sim.balls.vel[0].length() * dt / d;
+                let turn = p.angle_between(n);
+                assert!(
+                    turn <= 1.05 * bound + 1e-9,
+                    "{mode:?}, step {}: normal turned {turn} rad, at most {bound}",
+                    sim.step
+                );
+            }
+            prev = Some(n);
+        }
+        assert!(
+            sim.balls.pos[0].x >= 3.0 * RADIUS,
+            "the ball rolled over the edge"
+        );
+        assert!(on_edge > 10, "the contact passed through the edge region");
+    }
+}
+
+// ---------------------------------------------------------------- fig. 6
+
+/// A concave V: two facets meeting along the y axis, each rising away from
+/// it at `alpha` (normals 2 alpha apart).
+fn valley(alpha: f64) -> (Vec<[f64; 3]>, Vec<[u32; 3]>) {
+    let l = 5.0 * RADIUS;
+    let t = alpha.tan();
+    (
+        vec![
+            [0.0, -l, 0.0],
+            [0.0, l, 0.0],
+            [-l, 0.0, l * t],
+            [l, 0.0, l * t],
+        ],
+        vec![[0, 1, 2], [1, 0, 3]],
+    )
+}
+
+#[test]
+fn fig6_concave_edge_gives_two_contacts_reduced_and_one_proximity_contact_full() {
+    let alpha = 15f64.to_radians();
+    let mesh = valley(alpha);
+    let pos = Vec3::new(0.03 * RADIUS, 0.1 * RADIUS, 0.98 * RADIUS / alpha.cos());
+    // Closed forms: each face's overlap and contact normal (centre to face).
+    let faces = [
+        Vec3::new(alpha.sin(), 0.0, alpha.cos()),
+        Vec3::new(-alpha.sin(), 0.0, alpha.cos()),
+    ];
+    let overlaps: Vec<f64> = faces.iter().map(|nf| RADIUS - nf.dot(pos)).collect();
+    assert!(overlaps.iter().all(|&u| u > 0.0));
+
+    let reduced = pressed(&mesh, pos, Resolution::Reduced, 45.0);
+    let act = active(&reduced);
+    assert_eq!(act.len(), 2, "reduced: both faces carry force");
+    let f_expected: Vec3 = faces
+        .iter()
+        .zip(&overlaps)
+        .map(|(nf, u)| *nf * KN * *u)
+        .sum();
+    assert!((reduced.balls.force[0] - f_expected).length() < 1e-9 * f_expected.length());
+
+    // Cutoff above the 30 degree edge angle: one proximity contact.
+    let full = pressed(&mesh, pos, Resolution::Full, 45.0);
+    let act = active(&full);
+    assert_eq!(act.len(), 1, "full: one proximity contact carries force");
+    let weighted: Vec3 = faces.iter().zip(&overlaps).map(|(nf, u)| -*nf * *u).sum();
+    let n_pc = weighted.normalize();
+    assert!(
+        act[0].n.angle_between(n_pc) < 1e-9,
+        "merged normal {} vs {n_pc}",
+        act[0].n
+    );
+    let u_mean = 0.5 * (overlaps[0] + overlaps[1]);
+    assert!(rel(-act[0].gap, u_mean) < 1e-9);
+    let f = full.balls.force[0];
+    assert!((f - (-n_pc * KN * u_mean)).length() < 1e-9 * KN * u_mean);
+    let all = facet_contacts(&full);
+    assert!(all
+        .iter()
+        .all(|c| c.proximity != 0 && c.proximity == all[0].proximity));
+    let follower = all.iter().find(|c| !c.active).unwrap();
+    assert_eq!(follower.linked_to, act[0].id);
+
+    // Cutoff below the edge angle: no merging, two contacts as in reduced.
+    let narrow = pressed(&mesh, pos, Resolution::Full, 20.0);
+    assert_eq!(active(&narrow).len(), 2);
+    assert!(facet_contacts(&narrow).iter().all(|c| c.proximity == 0));
+}
+
+// ---------------------------------------------------------------- fig. 8
+
+/// Fig. 8a: a thin wedge (a blade along y, ridge at z = `height`), each
+/// flank two triangles; the ball presses one flank hard enough to reach the
+/// other flank's plane from behind.
+fn wedge(half_base: f64, height: f64) -> (Vec<[f64; 3]>, Vec<[u32; 3]>) {
+    let l = 5.0 * RADIUS;
+    (
+        vec![
+            [0.0, -l, height],
+            [0.0, l, height],
+            [half_base, -l, 0.0],
+            [half_base, l, 0.0],
+            [-half_base, -l, 0.0],
+            [-half_base, l, 0.0],
+        ],
+        vec![[0, 2, 3], [0, 3, 1], [0, 1, 5], [0, 5, 4]],
+    )
+}
+
+/// Fig. 8b: three parallel sheets a little apart, no shared vertices.
+fn sheets(gap: f64) -> (Vec<[f64; 3]>, Vec<[u32; 3]>) {
+    let h = 4.0 * RADIUS;
+    let mut v = Vec::new();
+    let mut t = Vec::new();
+    for k in 0..3 {
+        let z = -(k as f64) * gap;
+        let base = v.len() as u32;
+        v.extend([[-h, -h, z], [h, -h, z], [0.0, 1.5 * h, z]]);
+        t.push([base, base + 1, base + 2]);
+    }
+    (v, t)
+}
+
+#[test]
+fn fig8_sliver_and_stacked_facets_need_the_segment_check() {
+    let (w, height) = (0.02 * RADIUS, 4.0 * RADIUS);
+    let mesh = wedge(w, height);
+    let pos = Vec3::new(w + 0.95 * RADIUS, 0.3 * RADIUS, 0.5 * height);
+    let reduced = pressed(&mesh, pos, Resolution::Reduced, 10.0);
+    let act = active(&reduced);
+    assert_eq!(act.len(), 2, "8a reduced: one contact per flank");
+    assert!(act.iter().any(|c| c.facet < 2) && act.iter().any(|c| c.facet >= 2));
+    let full = pressed(&mesh, pos, Resolution::Full, 10.0);
+    let act = active(&full);
+    assert_eq!(act.len(), 1, "8a full: only the near flank");
+    assert!(act[0].facet < 2);
+
+    let mesh = sheets(0.002 * RADIUS);
+    let pos = Vec3::new(0.1 * RADIUS, 0.2 * RADIUS, 0.99 * RADIUS);
+    assert_eq!(
+        active(&pressed(&mesh, pos, Resolution::Reduced, 10.0)).len(),
+        3
+    );
+    let full = pressed(&mesh, pos, Resolution::Full, 10.0);
+    let act = active(&full);
+    assert_eq!(act.len(), 1, "8b full: one contact");
+    assert_eq!(act[0].facet, 0, "the largest overlap (top sheet) stays");
+    // Force: one sheet's worth.
+    let u = RADIUS - pos.z;
+    assert!(rel(full.balls.force[0].z, KN * u) < 1e-9);
+}
+
+// ------------------------------------------------- mesh-independent rebound
+
+struct Bounce {
+    vel: Vec3,
+    spin: Vec3,
+    height: f64,
+}
+
+fn bounce(divisions: u32, mode: Resolution) -> Bounce {
+    let h = 0.05;
+    let box_mesh = talus_config::box_mesh([-h, -h, 0.0], [h, h, 2.0 * h], [false; 6], divisions);
+    let mesh = (box_mesh.vertices, box_mesh.triangles);
+    let dt = 2e-6;
+    let (mut sim, g, w) = linear_sim(dt, [KN, 0.5 * KN, 0.5, 0.3, 0.1]);
+    sim.settings.gravity = Vec3::new(0.0, 0.0, -9.81);
+    // Lands on the grid line x = 0 of the finer floor and slides across it.
+    let vz = -0.5;
+    let mut b = ball(
+        Vec3::new(-1.1e-4, 0.3 * h, RADIUS + 1e-4),
+        Vec3::new(0.3, 0.1, vz),
+        g,
+    );
+    b.spin = Vec3::new(5.0, -3.0, 2.0);
+    sim.add_ball(b).unwrap();
+    sim.add_wall(wall(&mesh, mode, 10.0), w);
+    sim.prepare().unwrap();
+    let mut touched = false;
+    loop {
+        sim.cycle().unwrap();
+        let z = sim.balls.pos[0].z;
+        if z < RADIUS {
+            touched = true;
+        }
+        if touched && z > RADIUS {
+            break;
+        }
+        assert!(sim.step < 1_000_000);
+    }
+    let (vel, spin) = (sim.balls.vel[0], sim.balls.spin[0]);
+    // Free flight from here: the apex follows from the rebound velocity.
+    let height = sim.balls.pos[0].z + vel.z * vel.z / (2.0 * 9.81);
+    Bounce { vel, spin, height }
+}
+
+#[test]
+fn rebound_on_a_box_and_on_the_same_box_four_times_finer_agree_in_full_mode() {
+    let coarse = bounce(1, Resolution::Full);
+    let fine = bounce(4, Resolution::Full);
+    let restitution = |b: &Bounce| b.vel.z / 0.5;
+    assert!(restitution(&coarse) > 0.3, "it bounced");
+    assert!(rel(restitution(&coarse), restitution(&fine)) < 1e-9);
+    assert!(rel(coarse.height, fine.height) < 1e-9);
+    assert!((coarse.vel - fine.vel).length() < 1e-9 * coarse.vel.length());
+    assert!((coarse.spin - fine.spin).length() < 1e-9 * coarse.spin.length());
+    // The test can tell: reduced mode loses the shear force at the line.
+    let reduced = bounce(4, Resolution::Reduced);
+    assert!((coarse.spin - reduced.spin).length() > 1e-6 * coarse.spin.length());
+}

@@ -94,6 +94,20 @@ pub fn build(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation> {
             talus_config::Resolution::Full => Resolution::Full,
         };
         wall.cutoff_angle = w.cutoff_angle_deg.to_radians();
+        if let Some(d) = &w.deform {
+            wall.deform = Some(talus_core::wall::Deformation {
+                velocity: d.vertex_velocity.iter().map(|v| v3(*v)).collect(),
+                schedule: d.schedule.clone(),
+            });
+        }
+        if let Some(sv) = w.servo {
+            wall.servo = Some(talus_core::wall::Servo {
+                direction: v3(sv.direction),
+                target: sv.target_force,
+                gain: sv.gain,
+                max_speed: sv.max_speed,
+            });
+        }
         if !w.inactive.is_empty() {
             // The config's bits are the core's FRONT and BACK.
             wall.inactive.clone_from(&w.inactive);

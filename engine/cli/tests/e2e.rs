@@ -357,3 +357,82 @@ fn plugins_command_lists_embedded_and_loaded_models() {
         );
     }
 }
+
+/// The rows of a walls dataset as (name, time, cz, fz).
+fn wall_rows(dir: &Path) -> Vec<(String, f64, f64, f64)> {
+    use arrow::array::{Array, AsArray};
+    use arrow::datatypes::Float64Type;
+    let mut parts: Vec<PathBuf> = std::fs::read_dir(dir.join("walls"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
+        .collect();
+    parts.sort();
+    let mut rows = Vec::new();
+    for p in parts {
+        let file = std::fs::File::open(&p).unwrap();
+        let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+            .unwrap()
+            .build()
+            .unwrap();
+        for batch in reader {
+            let batch = batch.unwrap();
+            let f64_col = |name: &str| {
+                batch
+                    .column_by_name(name)
+                    .unwrap()
+                    .as_primitive::<Float64Type>()
+                    .clone()
+            };
+            let names = arrow::compute::cast(
+                batch.column_by_name("name").unwrap(),
+                &arrow::datatypes::DataType::Utf8,
+            )
+            .unwrap();
+            let names = names.as_string::<i32>();
+            let (time, cz, fz) = (f64_col("time"), f64_col("cz"), f64_col("fz"));
+            for i in 0..batch.num_rows() {
+                assert!(!names.is_null(i));
+                rows.push((
+                    names.value(i).to_string(),
+                    time.value(i),
+                    cz.value(i),
+                    fz.value(i),
+                ));
+            }
+        }
+    }
+    rows
+}
+
+#[test]
+fn servo_platen_holds_its_target_load_within_two_percent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("compress");
+    let o = talus(&[
+        "run",
+        "configs/compress.toml",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // 100 kPa over the platen's 19.8 mm square.
+    let target = 1.0e5 * 0.0198 * 0.0198;
+    let platen: Vec<_> = wall_rows(&out)
+        .into_iter()
+        .filter(|r| r.0 == "platen")
+        .collect();
+    let (start, end) = (platen.first().unwrap(), platen.last().unwrap());
+    assert!(end.1 > 0.24, "the run reached its end time: {}", end.1);
+    assert!(end.2 < start.2 - 0.02, "the platen came down onto the bed");
+    let settled: Vec<_> = platen.iter().filter(|r| r.1 >= 0.15).collect();
+    assert!(settled.len() > 30);
+    for (_, t, _, fz) in settled {
+        // The beads push the platen up: its load is +fz.
+        assert!(
+            (fz - target).abs() < 0.02 * target,
+            "t = {t}: load {fz} N, target {target} N"
+        );
+    }
+}

@@ -43,9 +43,9 @@ use std::path::Path;
 
 pub use error::{error_at, ConfigError, ErrorKind, Location};
 pub use types::{
-    lattice_centres, lattice_counts, Aabb, BallKind, BallRow, BallSource, Duration, Fixity,
+    lattice_centres, lattice_counts, Aabb, BallKind, BallRow, BallSource, Deform, Duration, Fixity,
     MeshData, ModelAssignment, OutputSettings, PluginPath, RadiusDist, Resolution, RigidMotion,
-    RunConfig, RunSettings, Timestep, WallSource,
+    RunConfig, RunSettings, Servo, Timestep, WallSource,
 };
 
 /// Reads, parses and validates the config file at `path`, and reads the

@@ -40,6 +40,10 @@ units! {
     MetersPerS2 = "m/s^2",
     RadPerS = "rad/s",
     Degrees = "degrees",
+    PerS = "1/s",
+    Newtons = "N",
+    Pascals = "Pa",
+    MetersPerSPerN = "(m/s)/N",
 }
 
 fn number_phrase<U: Unit>(f: &mut fmt::Formatter<'_>, article: &str, noun: &str) -> fmt::Result {
@@ -237,6 +241,8 @@ pub(crate) const WALL_COMMON_KEYS: &[&str] = &[
     "resolution",
     "cutoff_angle",
     "motion",
+    "deform",
+    "servo",
     "inactive",
 ];
 
@@ -496,6 +502,38 @@ pub(crate) struct MotionSpec {
     pub center: Option<S<Vec3<Meters>>>,
 }
 
+/// `[walls.deform]`: per-vertex velocities from an affine field.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table [walls.deform]")]
+pub(crate) struct DeformSpec {
+    pub velocity: Option<S<Vec3<MetersPerS>>>,
+    pub gradient: Option<S<Vec<S<Vec3<PerS>>>>>,
+    pub center: Option<S<Vec3<Meters>>>,
+    pub schedule: Option<S<ScheduleSpec>>,
+}
+
+/// `schedule = { time = [..], factor = [..] }`.
+#[derive(Debug, serde::Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table { time = [t0, t1, ..] (s), factor = [f0, f1, ..] }"
+)]
+pub(crate) struct ScheduleSpec {
+    pub time: S<Vec<S<Num<Seconds>>>>,
+    pub factor: S<Vec<S<Num<Unitless>>>>,
+}
+
+/// `[walls.servo]`.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table [walls.servo]")]
+pub(crate) struct ServoSpec {
+    pub direction: S<Vec3<Unitless>>,
+    pub force: Option<S<Num<Newtons>>>,
+    pub stress: Option<S<Num<Pascals>>>,
+    pub gain: S<Num<MetersPerSPerN>>,
+    pub max_speed: S<Num<MetersPerS>>,
+}
+
 /// An entry of `[[walls]] inactive`: a side and at most one facet selector.
 #[derive(Debug, serde::Deserialize)]
 #[serde(
@@ -520,6 +558,8 @@ pub(crate) struct WallSpec {
     pub resolution: Option<S<ResolutionSpec>>,
     pub cutoff_angle: Option<S<Num<Degrees>>>,
     pub motion: Option<S<MotionSpec>>,
+    pub deform: Option<S<DeformSpec>>,
+    pub servo: Option<S<ServoSpec>>,
     pub inactive: Option<S<Vec<S<InactiveSpec>>>>,
     pub min: Option<S<Vec3<Meters>>>,
     pub max: Option<S<Vec3<Meters>>>,

@@ -297,6 +297,10 @@ pub struct WallSource {
     pub cutoff_angle_deg: f64,
     /// Rigid motion; `None` = fixed wall.
     pub motion: Option<RigidMotion>,
+    /// Deformable motion; exclusive with `motion` and `servo`.
+    pub deform: Option<Deform>,
+    /// Servo control of the translation; exclusive with `motion`.
+    pub servo: Option<Servo>,
     /// Per facet, the sides that do not interact: bit 1 the front (the side
     /// the normal points to), bit 2 the back. Empty when every side is
     /// active.
@@ -304,6 +308,31 @@ pub struct WallSource {
     /// The triangles, welded, in world coordinates (scale and translate
     /// applied). The right-hand vertex order gives the active side.
     pub mesh: MeshData,
+}
+
+/// Deformable wall motion, resolved per vertex.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Deform {
+    /// Velocity of each mesh vertex at factor 1, m/s: `v0 + G (x - c)` at
+    /// the vertex's initial position.
+    pub vertex_velocity: Vec<[f64; 3]>,
+    /// `(time s, factor)` knots, strictly increasing in time; empty means
+    /// factor 1 throughout.
+    pub schedule: Vec<(f64, f64)>,
+}
+
+/// Servo control of a wall's translation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Servo {
+    /// Unit direction in which the wall advances into the material.
+    pub direction: [f64; 3],
+    /// Target load, N (a `stress` is multiplied by the wall's area
+    /// projected on the plane normal to `direction`).
+    pub target_force: f64,
+    /// Gain, (m/s)/N.
+    pub gain: f64,
+    /// Speed cap, m/s.
+    pub max_speed: f64,
 }
 
 /// Wall contact resolution.

@@ -16,14 +16,14 @@ use crate::error::{ConfigError, ErrorKind, Location, Source};
 use crate::mesh::{self, FileIssue, WeldIssue};
 use crate::positions::{self, PositionsFile};
 use crate::spec::{
-    BallKindSpec, BallSpec, ConfigSpec, DofSpec, DtSpec, FaceSpec, InactiveSpec, Int, ModelSpec,
-    MotionSpec, OutputSpec, PositionsFormat, RadiusSpec, RegionSpec, ResolutionSpec, RunSpec,
-    SideSpec, Vec3, WallKindSpec, WallSpec, BALL_COMMON_KEYS, WALL_COMMON_KEYS,
+    BallKindSpec, BallSpec, ConfigSpec, DeformSpec, DofSpec, DtSpec, FaceSpec, InactiveSpec, Int,
+    ModelSpec, MotionSpec, OutputSpec, PositionsFormat, RadiusSpec, RegionSpec, ResolutionSpec,
+    RunSpec, ServoSpec, SideSpec, Vec3, WallKindSpec, WallSpec, BALL_COMMON_KEYS, WALL_COMMON_KEYS,
 };
 use crate::types::{
-    lattice_counts, Aabb, BallKind, BallRow, BallSource, Duration, Fixity, MeshData,
+    lattice_counts, Aabb, BallKind, BallRow, BallSource, Deform, Duration, Fixity, MeshData,
     ModelAssignment, OutputSettings, PluginPath, RadiusDist, Resolution, RigidMotion, RunConfig,
-    RunSettings, Timestep, WallSource,
+    RunSettings, Servo, Timestep, WallSource,
 };
 
 /// The default group of balls.
@@ -951,6 +951,29 @@ fn wall_source(ctx: &Ctx<'_>, w: Spanned<WallSpec>, table: &str) -> Result<WallS
         None => Vec::new(),
         Some(list) => inactive_sides(ctx, list.get_ref(), &mesh, table)?,
     };
+    let exclusive = |a: &str, b: &str, span: Range<usize>| {
+        ctx.invalid(
+            &span,
+            format!("{table} has both [walls.{a}] and [walls.{b}]; a wall moves one way only"),
+        )
+    };
+    if let (Some(_), Some(d)) = (&w.motion, &w.deform) {
+        return Err(exclusive("motion", "deform", d.span()));
+    }
+    if let (Some(_), Some(sv)) = (&w.motion, &w.servo) {
+        return Err(exclusive("motion", "servo", sv.span()));
+    }
+    if let (Some(_), Some(sv)) = (&w.deform, &w.servo) {
+        return Err(exclusive("deform", "servo", sv.span()));
+    }
+    let deform = match &w.deform {
+        None => None,
+        Some(d) => Some(deformation(ctx, d.get_ref(), &mesh, table)?),
+    };
+    let servo = match &w.servo {
+        None => None,
+        Some(sv) => Some(servo(ctx, sv, &mesh, table)?),
+    };
 
     Ok(WallSource {
         location,
@@ -959,8 +982,162 @@ fn wall_source(ctx: &Ctx<'_>, w: Spanned<WallSpec>, table: &str) -> Result<WallS
         resolution,
         cutoff_angle_deg,
         motion,
+        deform,
+        servo,
         inactive,
         mesh,
+    })
+}
+
+/// `(v1 - v0) x (v2 - v0)` of triangle `t`: along its normal, twice its
+/// area long.
+fn area_vector(mesh: &MeshData, t: &[u32; 3]) -> [f64; 3] {
+    let c = |k: usize| mesh.vertices[t[k] as usize];
+    let (a, b, e) = (c(0), c(1), c(2));
+    let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+    let v = [e[0] - a[0], e[1] - a[1], e[2] - a[2]];
+    [
+        u[1] * v[2] - u[2] * v[1],
+        u[2] * v[0] - u[0] * v[2],
+        u[0] * v[1] - u[1] * v[0],
+    ]
+}
+
+/// Per-vertex velocities of `[walls.deform]`: `velocity + gradient (x -
+/// center)` at each vertex's initial position (center: the mean of the
+/// vertices), and the time schedule of the factor.
+fn deformation(ctx: &Ctx<'_>, d: &DeformSpec, mesh: &MeshData, table: &str) -> Result<Deform> {
+    let v0 = vec3_or(&d.velocity, [0.0; 3]);
+    let mut g = [[0.0; 3]; 3];
+    if let Some(rows) = &d.gradient {
+        if rows.get_ref().len() != 3 {
+            return Err(ctx.invalid(
+                &rows.span(),
+                format!(
+                    "'gradient' in [walls.deform] of {table} must have 3 rows [[dvx/dx, dvx/dy, dvx/dz], ..] (1/s), got {}",
+                    rows.get_ref().len()
+                ),
+            ));
+        }
+        for (i, row) in rows.get_ref().iter().enumerate() {
+            g[i] = row.get_ref().0;
+        }
+    }
+    let n = mesh.vertices.len().max(1) as f64;
+    let c = match &d.center {
+        Some(c) => c.get_ref().0,
+        None => [0, 1, 2].map(|k| mesh.vertices.iter().map(|v| v[k]).sum::<f64>() / n),
+    };
+    let vertex_velocity = mesh
+        .vertices
+        .iter()
+        .map(|x| {
+            let r = [x[0] - c[0], x[1] - c[1], x[2] - c[2]];
+            [0, 1, 2].map(|i| v0[i] + g[i][0] * r[0] + g[i][1] * r[1] + g[i][2] * r[2])
+        })
+        .collect();
+    let mut schedule = Vec::new();
+    if let Some(sch) = &d.schedule {
+        let spec = sch.get_ref();
+        let (times, factors) = (spec.time.get_ref(), spec.factor.get_ref());
+        if times.is_empty() || times.len() != factors.len() {
+            return Err(ctx.invalid(
+                &sch.span(),
+                format!(
+                    "'schedule' in [walls.deform] of {table} needs as many factors as times, at least one; got {} times and {} factors",
+                    times.len(),
+                    factors.len()
+                ),
+            ));
+        }
+        for (k, t) in times.iter().enumerate() {
+            if k > 0 && t.get_ref().0 <= times[k - 1].get_ref().0 {
+                return Err(ctx.invalid(
+                    &t.span(),
+                    format!("'schedule' times in [walls.deform] of {table} must increase strictly"),
+                ));
+            }
+            schedule.push((t.get_ref().0, factors[k].get_ref().0));
+        }
+    }
+    Ok(Deform {
+        vertex_velocity,
+        schedule,
+    })
+}
+
+/// `[walls.servo]`: the direction is normalised; a stress becomes a force
+/// over the wall's area projected on the plane normal to the direction.
+fn servo(ctx: &Ctx<'_>, sv: &Spanned<ServoSpec>, mesh: &MeshData, table: &str) -> Result<Servo> {
+    let s = sv.get_ref();
+    let what = format!("[walls.servo] of {table}");
+    let d = s.direction.get_ref().0;
+    let len = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+    if len.is_nan() || len <= 0.0 {
+        return Err(ctx.invalid(
+            &s.direction.span(),
+            format!("'direction' in {what} must not be zero"),
+        ));
+    }
+    let direction = d.map(|x| x / len);
+    let target_force = match (&s.force, &s.stress) {
+        (Some(f), None) => positive(
+            ctx,
+            &f.span(),
+            f.get_ref().0,
+            &format!("'force' in {what}"),
+            "N",
+        )?,
+        (None, Some(p)) => {
+            let stress = positive(
+                ctx,
+                &p.span(),
+                p.get_ref().0,
+                &format!("'stress' in {what}"),
+                "Pa",
+            )?;
+            let area: f64 = mesh
+                .triangles
+                .iter()
+                .map(|t| {
+                    let n = area_vector(mesh, t);
+                    0.5 * (n[0] * direction[0] + n[1] * direction[1] + n[2] * direction[2]).abs()
+                })
+                .sum();
+            if area <= 0.0 {
+                return Err(ctx.invalid(
+                    &p.span(),
+                    format!("'stress' in {what} needs a wall with area across 'direction'; this wall has none"),
+                ));
+            }
+            stress * area
+        }
+        _ => {
+            return Err(ctx.invalid(
+                &sv.span(),
+                format!("{what} needs exactly one of 'force' (N) and 'stress' (Pa)"),
+            ))
+        }
+    };
+    let gain = positive(
+        ctx,
+        &s.gain.span(),
+        s.gain.get_ref().0,
+        &format!("'gain' in {what}"),
+        "(m/s)/N",
+    )?;
+    let max_speed = positive(
+        ctx,
+        &s.max_speed.span(),
+        s.max_speed.get_ref().0,
+        &format!("'max_speed' in {what}"),
+        "m/s",
+    )?;
+    Ok(Servo {
+        direction,
+        target_force,
+        gain,
+        max_speed,
     })
 }
 
@@ -1037,14 +1214,7 @@ fn inactive_sides(
             };
             let cos_min = angle.to_radians().cos() - 1e-12;
             for (f, t) in mesh.triangles.iter().enumerate() {
-                let (a, b, c) = (corner(t, 0), corner(t, 1), corner(t, 2));
-                let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
-                let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
-                let nf = [
-                    u[1] * v[2] - u[2] * v[1],
-                    u[2] * v[0] - u[0] * v[2],
-                    u[0] * v[1] - u[1] * v[0],
-                ];
+                let nf = area_vector(mesh, t);
                 let nl = (nf[0] * nf[0] + nf[1] * nf[1] + nf[2] * nf[2]).sqrt();
                 let cos = (nf[0] * d[0] + nf[1] * d[1] + nf[2] * d[2]) / (nl * len);
                 picked[f] = cos >= cos_min;

@@ -74,6 +74,18 @@ pub enum StepError {
         /// Step number.
         step: u64,
     },
+    /// A wall's mesh became unusable as it moved.
+    #[error("wall '{wall}' at step {step}: {message}")]
+    Wall {
+        /// Wall name.
+        wall: String,
+        /// Facet at fault.
+        facet: usize,
+        /// Step number.
+        step: u64,
+        /// What happened, naming the facet.
+        message: String,
+    },
     /// The model failed its checks before step 0.
     #[error(transparent)]
     Setup(#[from] SetupError),

@@ -565,15 +565,29 @@ impl Simulation {
             Timestep::Auto { safety } => self.auto_timestep(safety)?,
         };
         let dt = self.dt;
+        let start = self.time;
         self.step += 1;
         self.time += dt;
         self.motion(dt)?;
         for w in &mut self.walls {
-            w.advance(dt);
+            w.advance(dt, start).map_err(|fault| StepError::Wall {
+                wall: w.name.clone(),
+                facet: fault.facet,
+                step: self.step,
+                message: fault.message,
+            })?;
         }
         self.detect();
         self.resolve_and_forces(dt)?;
-        self.accumulate()
+        self.accumulate()?;
+        // Servo walls choose the velocity of the next step from this
+        // step's load.
+        for w in &mut self.walls {
+            if let Some(servo) = w.servo {
+                w.motion.velocity = servo.velocity(w.force);
+            }
+        }
+        Ok(())
     }
 
     /// Law of motion: leap-frog with local damping, gravity and fixity.
@@ -1320,10 +1334,20 @@ fn resolve_one(
         let (wi, f) = owner[(b & !FACET) as usize];
         let wall = &walls[wi as usize];
         let (n, gap, xc) = contact::plane_ball_facet(e1.x, ra, plane.xc, wall.normals[f as usize]);
-        let e2 = EndMotion {
-            x: wall.centre,
-            v: wall.motion.velocity,
-            w: wall.motion.spin,
+        let e2 = if wall.vertex_velocity.is_empty() {
+            EndMotion {
+                x: wall.centre,
+                v: wall.motion.velocity,
+                w: wall.motion.spin,
+            }
+        } else {
+            // A deforming facet: the material velocity at the wall contact
+            // point, without a spin of its own.
+            EndMotion {
+                x: xc,
+                v: wall.point_velocity(f as usize, plane.xc),
+                w: Vec3::ZERO,
+            }
         };
         (n, gap, xc, e2, plane.region, 0.0)
     } else {

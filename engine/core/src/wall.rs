@@ -35,6 +35,71 @@ pub struct RigidMotion {
     pub spin: Vec3,
 }
 
+/// Deformable motion: every vertex has its own velocity, the product of a
+/// fixed per-vertex velocity and a factor tabulated over time.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Deformation {
+    /// Velocity of each vertex at factor 1 (m/s).
+    pub velocity: Vec<Vec3>,
+    /// `(time, factor)` knots, increasing in time; the factor is linear
+    /// between knots and held beyond the ends. Empty: factor 1.
+    pub schedule: Vec<(f64, f64)>,
+}
+
+impl Deformation {
+    /// The factor of the schedule at `time`.
+    pub fn factor(&self, time: f64) -> f64 {
+        let s = &self.schedule;
+        match s.iter().position(|&(t, _)| t > time) {
+            None => s.last().map_or(1.0, |k| k.1),
+            Some(0) => s[0].1,
+            Some(i) => {
+                let ((t0, f0), (t1, f1)) = (s[i - 1], s[i]);
+                f0 + (f1 - f0) * (time - t0) / (t1 - t0)
+            }
+        }
+    }
+}
+
+/// Servo control of a rigid wall's translation: the wall moves along
+/// `direction` (into the material) at `gain (target - load)`, capped at
+/// `max_speed`, where `load = -force . direction` is the force the
+/// material pushes back with.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Servo {
+    /// Unit direction in which the wall advances to raise its load.
+    pub direction: Vec3,
+    /// Target load (N).
+    pub target: f64,
+    /// Gain ((m/s)/N), > 0.
+    pub gain: f64,
+    /// Speed cap (m/s), > 0.
+    pub max_speed: f64,
+}
+
+impl Servo {
+    /// The load the wall carries now (N).
+    pub fn load(&self, force: Vec3) -> f64 {
+        -force.dot(self.direction)
+    }
+
+    /// The velocity for the next step given the wall's total force.
+    pub fn velocity(&self, force: Vec3) -> Vec3 {
+        let speed =
+            (self.gain * (self.target - self.load(force))).clamp(-self.max_speed, self.max_speed);
+        self.direction * speed
+    }
+}
+
+/// A wall whose mesh became unusable while it moved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WallFault {
+    /// Facet at fault.
+    pub facet: usize,
+    /// What happened.
+    pub message: String,
+}
+
 /// Bit of [`Wall::inactive`]: the front side (the side the facet normal
 /// points to) does not interact.
 pub const FRONT: u8 = 1;
@@ -70,8 +135,17 @@ pub struct Wall {
     pub centre: Vec3,
     /// Accumulated rotation since the start.
     pub orientation: Quat,
-    /// Rigid motion.
+    /// Rigid motion (for a servo wall, the velocity its servo chose).
     pub motion: RigidMotion,
+    /// Deformable motion, exclusive with a non-zero rigid motion.
+    pub deform: Option<Deformation>,
+    /// Current velocity of each vertex of a deformable wall (m/s).
+    pub vertex_velocity: Vec<Vec3>,
+    /// Servo control of the translation.
+    pub servo: Option<Servo>,
+    /// Twice the area of each facet at the start, the reference for the
+    /// degenerate-facet check of deformable walls (m^2).
+    area0: Vec<f64>,
     /// Total force from all contacts this step (N).
     pub force: Vec3,
     /// Total moment about `centre` from all contacts this step (N m).
@@ -146,6 +220,7 @@ impl Wall {
             s / verts.len() as f64
         });
         let local = verts.iter().map(|v| *v - centre).collect();
+        let area0 = facets.iter().map(|f| twice_area(&verts, f)).collect();
         Ok(Wall {
             id: 0,
             name: name.to_string(),
@@ -161,6 +236,10 @@ impl Wall {
             centre,
             orientation: Quat::IDENTITY,
             motion: RigidMotion::default(),
+            deform: None,
+            vertex_velocity: Vec::new(),
+            servo: None,
+            area0,
             force: Vec3::ZERO,
             moment: Vec3::ZERO,
         })
@@ -168,16 +247,38 @@ impl Wall {
 
     /// Whether the wall moves at all.
     pub fn is_moving(&self) -> bool {
-        self.motion.velocity != Vec3::ZERO || self.motion.spin != Vec3::ZERO
+        self.motion.velocity != Vec3::ZERO
+            || self.motion.spin != Vec3::ZERO
+            || self.vertex_velocity.iter().any(|v| *v != Vec3::ZERO)
     }
 
-    /// Advances the rigid motion by `dt`: the reference point translates by
-    /// `v dt`; the orientation is multiplied by the rotation of angle
-    /// `|w| dt` about `w` and renormalised; vertices are rebuilt from the
-    /// reference shape.
-    pub fn advance(&mut self, dt: f64) {
-        if !self.is_moving() {
-            return;
+    /// Advances the wall over the step from `time` to `time + dt`.
+    ///
+    /// Rigid motion: the reference point translates by `v dt`; the
+    /// orientation is multiplied by the rotation of angle `|w| dt` about
+    /// `w` and renormalised; vertices are rebuilt from the reference shape.
+    /// Deformable motion: each vertex moves by its velocity at mid-step
+    /// times `dt`; then every facet must keep a fair share of its initial
+    /// area and no two facets may cross (see [`Wall::check_mesh`]).
+    pub fn advance(&mut self, dt: f64, time: f64) -> Result<(), WallFault> {
+        if let Some(d) = &self.deform {
+            let k = d.factor(time + 0.5 * dt);
+            self.vertex_velocity.clear();
+            self.vertex_velocity
+                .extend(d.velocity.iter().map(|v| *v * k));
+            if k == 0.0 {
+                return Ok(());
+            }
+            for (x, v) in self.vertices.iter_mut().zip(&self.vertex_velocity) {
+                *x += *v * dt;
+            }
+            for (n, f) in self.normals.iter_mut().zip(&self.facets) {
+                *n = facet_normal(&self.vertices, f);
+            }
+            return self.check_mesh();
+        }
+        if self.motion.velocity == Vec3::ZERO && self.motion.spin == Vec3::ZERO {
+            return Ok(());
         }
         self.centre += self.motion.velocity * dt;
         let w = self.motion.spin;
@@ -193,6 +294,94 @@ impl Wall {
         for (n, f) in self.normals.iter_mut().zip(&self.facets) {
             *n = facet_normal(&self.vertices, f);
         }
+        Ok(())
+    }
+
+    /// Checks a deformed mesh: every facet keeps more than a millionth of
+    /// its initial area and a finite normal, and no facet crosses another
+    /// (an edge of one passing through the other, facets that share a
+    /// vertex included; facets sharing an edge cross when they fold flat
+    /// onto each other).
+    pub fn check_mesh(&self) -> Result<(), WallFault> {
+        for (f, t) in self.facets.iter().enumerate() {
+            let a = twice_area(&self.vertices, t);
+            if a.is_nan() || a <= 1e-6 * self.area0[f] || !self.normals[f].is_finite() {
+                return Err(WallFault {
+                    facet: f,
+                    message: format!(
+                        "facet {f} degenerated: its area fell to {:.3e} of the initial area",
+                        a / self.area0[f]
+                    ),
+                });
+            }
+        }
+        // Sweep over x: only facets whose extents overlap are tested.
+        let mut order: Vec<(f64, f64, usize)> = (0..self.facets.len())
+            .map(|f| {
+                let e = self.facet_extent(f);
+                (e.min.x, e.max.x, f)
+            })
+            .collect();
+        order.sort_unstable_by(|p, q| p.0.total_cmp(&q.0).then(p.2.cmp(&q.2)));
+        for (i, &(_, hi, f)) in order.iter().enumerate() {
+            let ef = self.facet_extent(f);
+            for &(lo, _, g) in &order[i + 1..] {
+                if lo > hi {
+                    break;
+                }
+                if !ef.overlaps(&self.facet_extent(g)) {
+                    continue;
+                }
+                if self.facets_cross(f, g) {
+                    let (f, g) = (f.min(g), f.max(g));
+                    return Err(WallFault {
+                        facet: f,
+                        message: format!(
+                            "facet {f} intersects facet {g}: the wall folded onto itself"
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether facets `f` and `g` cross each other.
+    fn facets_cross(&self, f: usize, g: usize) -> bool {
+        let (tf, tg) = (self.facets[f], self.facets[g]);
+        let shared = tf.iter().filter(|v| tg.contains(v)).count();
+        if shared >= 2 {
+            // Neighbours across an edge: crossing means folding flat.
+            return self.normals[f].dot(self.normals[g]) < -1.0 + 1e-9;
+        }
+        // The crossing test ignores the segment's ends, so an edge that
+        // leaves a shared vertex does not count as touching there.
+        let edges_through = |c: [Vec3; 3], other: [Vec3; 3]| {
+            (0..3).any(|k| {
+                crate::wall_logic::segment_crosses_triangle(c[k], c[(k + 1) % 3], other).is_some()
+            })
+        };
+        let (cf, cg) = (self.corners(f), self.corners(g));
+        edges_through(cf, cg) || edges_through(cg, cf)
+    }
+
+    /// Velocity of the wall material at point `p` of facet `f` (m/s): the
+    /// rigid motion, or for a deformable wall the vertex velocities
+    /// interpolated linearly over the facet.
+    #[inline]
+    pub fn point_velocity(&self, f: usize, p: Vec3) -> Vec3 {
+        if self.vertex_velocity.is_empty() {
+            return self.velocity_at(p);
+        }
+        let t = self.facets[f];
+        let [a, b, c] = self.corners(f);
+        let n = (b - a).cross(c - a);
+        let inv = 1.0 / n.length_squared();
+        let wa = (b - p).cross(c - p).dot(n) * inv;
+        let wb = (c - p).cross(a - p).dot(n) * inv;
+        let wc = 1.0 - wa - wb;
+        let v = &self.vertex_velocity;
+        v[t[0] as usize] * wa + v[t[1] as usize] * wb + v[t[2] as usize] * wc
     }
 
     /// Corner positions of facet `f`.
@@ -252,6 +441,11 @@ impl Wall {
             }
         }
     }
+}
+
+fn twice_area(v: &[Vec3], f: &[u32; 3]) -> f64 {
+    let (a, b, c) = (v[f[0] as usize], v[f[1] as usize], v[f[2] as usize]);
+    (b - a).cross(c - a).length()
 }
 
 fn facet_normal(v: &[Vec3], f: &[u32; 3]) -> Vec3 {

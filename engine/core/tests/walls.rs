@@ -484,3 +484,169 @@ fn rebound_on_a_box_and_on_the_same_box_four_times_finer_agree_in_full_mode() {
     let reduced = bounce(4, Resolution::Reduced);
     assert!((coarse.spin - reduced.spin).length() > 1e-6 * coarse.spin.length());
 }
+
+// ------------------------------------------------------ deformable walls
+
+fn deforming(mesh: &(Vec<[f64; 3]>, Vec<[u32; 3]>), velocity: Vec<Vec3>) -> Wall {
+    let mut w = wall(mesh, Resolution::Reduced, 10.0);
+    w.deform = Some(talus_core::wall::Deformation {
+        velocity,
+        schedule: Vec::new(),
+    });
+    w
+}
+
+#[test]
+fn a_deforming_facet_moves_the_contact_with_its_local_velocity() {
+    // The floor tilts: v_z = a x, so the material under the ball rises at
+    // a x_p. Normal force = kn overlap + c (a x_p) with c = 2 zeta sqrt(m kn).
+    let h = 4.0 * RADIUS;
+    let mesh = big_facet(h);
+    let a = 2.0;
+    let velocity: Vec<Vec3> = mesh
+        .0
+        .iter()
+        .map(|p| Vec3::new(0.0, 0.0, a * p[0]))
+        .collect();
+    let zeta = 0.4;
+    let dt = 1e-6;
+    let (mut sim, g, w) = linear_sim(dt, [KN, 0.0, 0.0, zeta, 0.0]);
+    let centre = Vec3::new(0.5 * RADIUS, 0.2 * RADIUS, 0.999 * RADIUS);
+    let mut b = ball(centre, Vec3::ZERO, g);
+    b.fixity = talus_core::balls::Fixity::from_flags([true; 6]);
+    sim.add_ball(b).unwrap();
+    sim.add_wall(deforming(&mesh, velocity.clone()), w);
+    sim.prepare().unwrap();
+    for step in 1..=50 {
+        sim.cycle().unwrap();
+        // The plane through the moved corners, independently.
+        let p: Vec<Vec3> = mesh
+            .0
+            .iter()
+            .zip(&velocity)
+            .map(|(x, v)| Vec3::from_array(*x) + *v * (step as f64 * dt))
+            .collect();
+        let nf = (p[1] - p[0]).cross(p[2] - p[0]).normalize();
+        let dist = nf.dot(centre - p[0]);
+        let foot = centre - nf * dist;
+        let overlap = RADIUS - dist;
+        let c = 2.0 * zeta * (mass() * KN).sqrt();
+        let rise = a * foot.x * nf.z; // material velocity along the facet normal
+        let expected = nf * (KN * overlap + c * rise);
+        let f = sim.balls.force[0];
+        assert!(
+            (f - expected).length() < 1e-9 * expected.length(),
+            "step {step}: {f} vs {expected}"
+        );
+    }
+}
+
+fn run_until_error(sim: &mut Simulation, max_steps: u64) -> talus_core::StepError {
+    loop {
+        if let Err(e) = sim.cycle() {
+            return e;
+        }
+        assert!(sim.step < max_steps, "never reported");
+    }
+}
+
+#[test]
+fn a_facet_that_degenerates_or_crosses_another_stops_the_run() {
+    let (mut sim, g, w) = linear_sim(1e-3, [KN, 0.0, 0.0, 0.0, 0.0]);
+    sim.add_ball(ball(Vec3::new(10.0, 10.0, 10.0), Vec3::ZERO, g))
+        .unwrap();
+    // Vertex 2 runs onto the middle of edge 0-1 in one second.
+    let mesh = (
+        vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.5, 1.0, 0.0]],
+        vec![[0, 1, 2]],
+    );
+    let velocity = vec![Vec3::ZERO, Vec3::ZERO, Vec3::new(0.0, -1.0, 0.0)];
+    sim.add_wall(deforming(&mesh, velocity), w);
+    sim.prepare().unwrap();
+    let err = run_until_error(&mut sim, 2000);
+    let text = err.to_string();
+    assert!(
+        text.contains("wall 'w'") && text.contains("facet 0 degenerated"),
+        "{text}"
+    );
+    assert!(sim.step >= 999, "reported too early, at step {}", sim.step);
+
+    // Two separate facets; the second passes through the first.
+    let (mut sim, g, w) = linear_sim(1e-3, [KN, 0.0, 0.0, 0.0, 0.0]);
+    sim.add_ball(ball(Vec3::new(10.0, 10.0, 10.0), Vec3::ZERO, g))
+        .unwrap();
+    let mesh = (
+        vec![
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.2, 0.2, 0.5],
+            [0.2, 0.3, 0.6],
+            [0.3, 0.2, 0.6],
+        ],
+        vec![[0, 1, 2], [3, 4, 5]],
+    );
+    let down = Vec3::new(0.0, 0.0, -1.0);
+    let velocity = vec![Vec3::ZERO, Vec3::ZERO, Vec3::ZERO, down, down, down];
+    sim.add_wall(deforming(&mesh, velocity), w);
+    sim.prepare().unwrap();
+    let err = run_until_error(&mut sim, 2000);
+    assert!(
+        err.to_string().contains("facet 0 intersects facet 1"),
+        "{err}"
+    );
+    // Vertex 3 reaches z = 0 after 500 steps.
+    assert!(
+        (500..=502).contains(&sim.step),
+        "reported at step {}",
+        sim.step
+    );
+}
+
+#[test]
+fn a_deforming_box_squeezes_a_packing_and_keeps_it_inside() {
+    let h = 0.05;
+    let bm = talus_config::box_mesh([-h, -h, -h], [h, h, h], [false; 6], 2);
+    let mesh = (bm.vertices, bm.triangles);
+    // Compression: vertex velocities -r x0 about the centre, for 0.3 s.
+    let r = 0.5;
+    let velocity: Vec<Vec3> = mesh.0.iter().map(|p| -Vec3::from_array(*p) * r).collect();
+    let dt = 2e-6;
+    let (mut sim, g, w) = linear_sim(dt, [KN, 0.5 * KN, 0.3, 0.3, 0.0]);
+    let spacing = 2.2 * RADIUS;
+    for i in 0..4 {
+        for j in 0..4 {
+            for k in 0..4 {
+                let p =
+                    Vec3::new(i as f64, j as f64, k as f64) * spacing - Vec3::splat(1.5 * spacing);
+                sim.add_ball(ball(p, Vec3::ZERO, g)).unwrap();
+            }
+        }
+    }
+    let mut box_wall = deforming(&mesh, velocity);
+    box_wall.deform.as_mut().unwrap().schedule = vec![(0.0, 1.0), (0.3, 1.0), (0.30001, 0.0)];
+    let neighbours = box_wall.neighbours.clone();
+    sim.add_wall(box_wall, w);
+    sim.prepare().unwrap();
+    let mut max_active = 0;
+    while sim.time < 0.35 {
+        sim.cycle().unwrap();
+        max_active = max_active.max(sim.n_active());
+    }
+    let wall = &sim.walls[0];
+    assert_eq!(
+        wall.neighbours, neighbours,
+        "the mesh keeps its connectivity"
+    );
+    // Each vertex kept its initial velocity -r x0 for 0.3 s.
+    let half = wall.vertices.iter().map(|v| v.x).fold(f64::MIN, f64::max);
+    assert!(rel(half, h * (1.0 - r * 0.3)) < 1e-3, "half width {half}");
+    // A lattice 8.6 cm across in a box now 8.5 cm wide: squeezed, all inside.
+    for (i, p) in sim.balls.pos.iter().enumerate() {
+        assert!(p.abs().max_element() < half, "ball {i} escaped: {p}");
+    }
+    assert!(
+        max_active > 64,
+        "the balls were pressed together: {max_active} active contacts"
+    );
+}

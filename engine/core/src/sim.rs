@@ -866,8 +866,28 @@ impl Simulation {
                     }
                     let (wi, f) = owner[(b & !FACET) as usize];
                     let wall = &walls[wi as usize];
-                    let [p, q, r] = wall.corners(f as usize);
                     let x = balls.pos[a as usize];
+                    if setup.flags & RELEASED != 0 {
+                        // Open and released by its model: only whether it
+                        // closes matters. A ball that cannot reach the
+                        // facet's bounding sphere within the facet plane
+                        // (footprint radius sqrt(R^2 - d^2) around the
+                        // foot of the centre) stays open; its exact plane
+                        // is refreshed only for output.
+                        let (c, rho) = wall.spheres[f as usize];
+                        let nf = wall.normals[f as usize];
+                        let ra = balls.radius[a as usize];
+                        let d = nf.dot(x - c);
+                        let reach = ra * ra - d * d;
+                        if reach <= 0.0 || {
+                            let s = reach.sqrt() + rho;
+                            (x - nf * d - c).length_squared() >= s * s
+                        } {
+                            plane.gap = f64::INFINITY;
+                            return;
+                        }
+                    }
+                    let [p, q, r] = wall.corners(f as usize);
                     let was_overlapping = plane.gap < 0.0;
                     let (xf, region) = closest_point_triangle(x, p, q, r);
                     plane.gap = (xf - x).length() - balls.radius[a as usize];
@@ -899,7 +919,7 @@ impl Simulation {
     /// `SUPPRESSED`, gives proximity-contact leaders their merged plane and,
     /// in full mode, moves state between contacts by each model's
     /// propagation rule.
-    fn wall_logic(&mut self) -> Result<(), StepError> {
+    fn wall_logic(&mut self) -> Result<usize, StepError> {
         struct Entry {
             ball: u32,
             wall: u32,
@@ -945,8 +965,9 @@ impl Simulation {
         let mut proximity_ids = FxHashMap::default();
         if entries.is_empty() {
             self.proximity_ids = proximity_ids;
-            return Ok(());
+            return Ok(0);
         }
+        let mut pairs = 0;
         entries.sort_unstable_by(|x, y| {
             (x.ball, x.wall)
                 .cmp(&(y.ball, y.wall))
@@ -965,6 +986,7 @@ impl Simulation {
             }
             let group = &entries[start..end];
             let wall = &self.walls[key.1 as usize];
+            pairs += 1;
             // A lone contact carries its own load; the logic has nothing to
             // decide (full mode included: there is nothing to merge or move).
             if group.len() == 1 {
@@ -1089,7 +1111,19 @@ impl Simulation {
             start = end;
         }
         self.proximity_ids = proximity_ids;
-        Ok(())
+        Ok(pairs)
+    }
+
+    /// The wall part of a cycle on the current positions: gaps of every
+    /// ball-facet contact, then the wall logic. Returns the number of
+    /// (ball, wall) pairs with overlapping contacts. For benchmarks; a
+    /// cycle runs it itself.
+    pub fn wall_stage(&mut self) -> Result<usize, StepError> {
+        if self.cells.is_none() {
+            self.prepare()?;
+        }
+        self.wall_gaps();
+        self.wall_logic()
     }
 
     /// For a ball-facet contact in `slot` of model `m`: the id of the

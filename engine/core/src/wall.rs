@@ -129,6 +129,9 @@ pub struct Wall {
     pub neighbours: Vec<[i32; 3]>,
     /// Current unit normal of each facet.
     pub normals: Vec<Vec3>,
+    /// Per facet, the centroid and the distance from it to the farthest
+    /// corner: a sphere holding the facet, for cheap rejection.
+    pub spheres: Vec<(Vec3, f64)>,
     /// Per facet, the sides that do not interact ([`FRONT`], [`BACK`]).
     pub inactive: Vec<u8>,
     /// Reference point (centre of rotation) now (m).
@@ -221,6 +224,7 @@ impl Wall {
         });
         let local = verts.iter().map(|v| *v - centre).collect();
         let area0 = facets.iter().map(|f| twice_area(&verts, f)).collect();
+        let spheres = facets.iter().map(|f| bounding_sphere(&verts, f)).collect();
         Ok(Wall {
             id: 0,
             name: name.to_string(),
@@ -232,6 +236,7 @@ impl Wall {
             facets: facets.to_vec(),
             neighbours,
             inactive: vec![0; facets.len()],
+            spheres,
             normals,
             centre,
             orientation: Quat::IDENTITY,
@@ -272,9 +277,7 @@ impl Wall {
             for (x, v) in self.vertices.iter_mut().zip(&self.vertex_velocity) {
                 *x += *v * dt;
             }
-            for (n, f) in self.normals.iter_mut().zip(&self.facets) {
-                *n = facet_normal(&self.vertices, f);
-            }
+            self.update_facets();
             return self.check_mesh();
         }
         if self.motion.velocity == Vec3::ZERO && self.motion.spin == Vec3::ZERO {
@@ -291,10 +294,16 @@ impl Wall {
         for (v, l) in self.vertices.iter_mut().zip(&self.local) {
             *v = self.centre + rot * *l;
         }
-        for (n, f) in self.normals.iter_mut().zip(&self.facets) {
-            *n = facet_normal(&self.vertices, f);
-        }
+        self.update_facets();
         Ok(())
+    }
+
+    /// Recomputes normals and bounding spheres from the vertices.
+    fn update_facets(&mut self) {
+        for (i, f) in self.facets.iter().enumerate() {
+            self.normals[i] = facet_normal(&self.vertices, f);
+            self.spheres[i] = bounding_sphere(&self.vertices, f);
+        }
     }
 
     /// Checks a deformed mesh: every facet keeps more than a millionth of
@@ -441,6 +450,16 @@ impl Wall {
             }
         }
     }
+}
+
+fn bounding_sphere(v: &[Vec3], f: &[u32; 3]) -> (Vec3, f64) {
+    let (a, b, c) = (v[f[0] as usize], v[f[1] as usize], v[f[2] as usize]);
+    let centre = (a + b + c) / 3.0;
+    let r2 = (a - centre)
+        .length_squared()
+        .max((b - centre).length_squared())
+        .max((c - centre).length_squared());
+    (centre, r2.sqrt())
 }
 
 fn twice_area(v: &[Vec3], f: &[u32; 3]) -> f64 {

@@ -90,6 +90,12 @@ fn write_config(dir: &Path, name: &str, text: &str) -> PathBuf {
 
 /// A small, busy version of the settle example: balls start packed close
 /// together so that many contacts are active within a few hundred steps.
+/// It needs `trough.obj` ([`TROUGH_OBJ`]) next to it.
+/// A V-shaped trough across the box floor: two slopes of 15 degrees
+/// meeting along y at x = 10 mm, z = 1 mm.
+const TROUGH_OBJ: &str = "v 0 0 0.0036795\nv 0 0.02 0.0036795\nv 0.01 0 0.001\nv 0.01 0.02 0.001\n\
+v 0.02 0 0.0036795\nv 0.02 0.02 0.0036795\nf 1 3 4\nf 1 4 2\nf 3 5 6\nf 3 6 4\n";
+
 fn busy_settle(plugins: &str) -> String {
     format!(
         r#"{plugins}
@@ -111,20 +117,34 @@ count = 600
 radius = [0.0009, 0.0011]
 density = 2500.0
 damping = 0.1
-velocity = [0.05, -0.02, -0.3]
-region = {{ min = [0.0, 0.0, 0.0], max = [0.02, 0.02, 0.04] }}
+velocity = [-0.3, -0.2, -2.0]
+region = {{ min = [0.0, 0.0, 0.004], max = [0.02, 0.02, 0.04] }}
 
+# The box is 0.2 mm inside the balls' region, so the outer balls start
+# pressed into its sides. Both walls resolve in full mode; the balls land in
+# the V of the trough (slopes 30 degrees apart), where they make proximity
+# contacts.
 [[walls]]
 name = "box"
 kind = "box"
 group = "box"
-min = [0.0, 0.0, 0.0]
-max = [0.02, 0.02, 0.05]
+min = [0.0002, 0.0002, 0.0002]
+max = [0.0198, 0.0198, 0.05]
 open = ["+z"]
-divisions = 3
+divisions = 12
+resolution = "full"
+cutoff_angle = 90.0
+
+[[walls]]
+name = "trough"
+kind = "mesh"
+group = "box"
+path = "trough.obj"
+resolution = "full"
+cutoff_angle = 90.0
 
 [output]
-contacts = 100
+contacts = 10
 bodies = 0
 walls = 100
 "#
@@ -134,6 +154,7 @@ walls = 100
 #[test]
 fn same_bits_with_one_and_two_threads_and_with_the_cdylib_model() {
     let tmp = tempfile::tempdir().unwrap();
+    write_config(tmp.path(), "trough.obj", TROUGH_OBJ);
     let embedded = write_config(tmp.path(), "busy.toml", &busy_settle(""));
     let lib = build_plugin_cdylib("talus-plugin-linear");
     let loaded = write_config(
@@ -162,6 +183,25 @@ fn same_bits_with_one_and_two_threads_and_with_the_cdylib_model() {
     let two = contact_parts(&run(&embedded, "2", "t2"));
     let dynamic = contact_parts(&run(&loaded, "2", "dyn"));
     assert!(!one.is_empty() && one.iter().map(Vec::len).sum::<usize>() > 10_000);
+    // The wall logic had work to do.
+    let proximity = Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import sys, polars as pl; c = pl.read_parquet(sys.argv[1] + '/contacts/*.parquet'); \
+             print(c.filter(pl.col('proximity') >= 0).height, c.filter(pl.col('linked_to') >= 0).height)",
+        )
+        .arg(tmp.path().join("t1"))
+        .output()
+        .expect("python3 runs");
+    let counts = String::from_utf8_lossy(&proximity.stdout).to_string();
+    let counts: Vec<usize> = counts
+        .split_whitespace()
+        .map(|v| v.parse().unwrap())
+        .collect();
+    assert!(
+        counts[0] > 0 && counts[1] > 0,
+        "proximity and linked rows: {counts:?}"
+    );
     assert!(
         one == two,
         "contact Parquet differs between 1 and 2 threads"

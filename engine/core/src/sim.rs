@@ -728,8 +728,8 @@ impl Simulation {
     /// and converts the result to global force and moments, while the
     /// chunk's data is still in cache.
     fn resolve_and_forces(&mut self, dt: f64) -> Result<(), StepError> {
-        self.wall_gaps();
-        self.wall_logic()?;
+        let overlapping = self.wall_gaps();
+        self.wall_logic(&overlapping)?;
         let balls = &self.balls;
         let walls = &self.walls;
         let owner = &self.facet_owner;
@@ -848,22 +848,30 @@ impl Simulation {
         Ok(())
     }
 
-    /// Gap and region of every ball-facet contact, for the wall logic.
-    fn wall_gaps(&mut self) {
+    /// Gap and region of every ball-facet contact, for the wall logic;
+    /// returns per model the slots of the overlapping contacts on an
+    /// interacting side, in slot order, each with whether it carried force
+    /// last step (that mark is cleared here for every facet contact).
+    fn wall_gaps(&mut self) -> Vec<Vec<(u32, bool)>> {
         let balls = &self.balls;
         let walls = &self.walls;
         let owner = &self.facet_owner;
+        let mut overlapping = Vec::with_capacity(self.models.len());
         for m in &mut self.models {
             let st = &mut m.store;
-            st.plane
+            let list: Vec<(u32, bool)> = st
+                .plane
                 .par_iter_mut()
                 .zip(st.setup.par_iter_mut())
                 .zip(st.end1.par_iter().zip(st.end2.par_iter()))
+                .enumerate()
                 .with_min_len(BATCH)
-                .for_each(|((plane, setup), (&a, &b))| {
+                .filter_map(|(k, ((plane, setup), (&a, &b)))| {
                     if b & FACET == 0 {
-                        return;
+                        return None;
                     }
+                    let carried = setup.flags & CARRIED != 0;
+                    setup.flags &= !CARRIED;
                     let (wi, f) = owner[(b & !FACET) as usize];
                     let wall = &walls[wi as usize];
                     let x = balls.pos[a as usize];
@@ -884,7 +892,7 @@ impl Simulation {
                             (x - nf * d - c).length_squared() >= s * s
                         } {
                             plane.gap = f64::INFINITY;
-                            return;
+                            return None;
                         }
                     }
                     let [p, q, r] = wall.corners(f as usize);
@@ -910,8 +918,12 @@ impl Simulation {
                     // Kept for contact resolution this step, which turns
                     // it into the contact location.
                     plane.xc = xf;
-                });
+                    (plane.gap < 0.0 && setup.flags & SIDE_OFF == 0).then_some((k as u32, carried))
+                })
+                .collect();
+            overlapping.push(list);
         }
+        overlapping
     }
 
     /// Wall logic over every ball's overlapping contacts with each wall
@@ -919,7 +931,7 @@ impl Simulation {
     /// `SUPPRESSED`, gives proximity-contact leaders their merged plane and,
     /// in full mode, moves state between contacts by each model's
     /// propagation rule.
-    fn wall_logic(&mut self) -> Result<usize, StepError> {
+    fn wall_logic(&mut self, overlapping: &[Vec<(u32, bool)>]) -> Result<usize, StepError> {
         struct Entry {
             ball: u32,
             wall: u32,
@@ -928,20 +940,11 @@ impl Simulation {
             row: wall_logic::Row,
         }
         let mut entries: Vec<Entry> = Vec::new();
-        for (mi, m) in self.models.iter_mut().enumerate() {
-            let st = &mut m.store;
-            for k in 0..st.len() {
+        for (mi, (m, list)) in self.models.iter().zip(overlapping).enumerate() {
+            let st = &m.store;
+            for &(k, carried) in list {
+                let k = k as usize;
                 let b = st.end2[k];
-                if b & FACET == 0 {
-                    continue;
-                }
-                let flags = &mut st.setup[k].flags;
-                let carried = *flags & CARRIED != 0;
-                *flags &= !CARRIED;
-                // Contacts on an inactive side come suppressed from `wall_gaps`.
-                if st.plane[k].gap >= 0.0 || *flags & SIDE_OFF != 0 {
-                    continue;
-                }
                 let (w, f) = self.facet_owner[(b & !FACET) as usize];
                 let id = st.id[k];
                 entries.push(Entry {
@@ -1122,8 +1125,8 @@ impl Simulation {
         if self.cells.is_none() {
             self.prepare()?;
         }
-        self.wall_gaps();
-        self.wall_logic()
+        let overlapping = self.wall_gaps();
+        self.wall_logic(&overlapping)
     }
 
     /// For a ball-facet contact in `slot` of model `m`: the id of the

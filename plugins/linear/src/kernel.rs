@@ -164,6 +164,44 @@ fn dot(a: [f64; 2], b: [f64; 2]) -> f64 {
     a[0] * b[0] + a[1] * b[1]
 }
 
+/// What the kernel needs of one property set and one timestep, computed
+/// once for a run of contacts: the reciprocals of `dt` and `ks` and the
+/// timestep stiffness.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Prepared {
+    /// The property set.
+    pub props: LinearProps,
+    /// `1 / dt`, or 0 when `dt <= 0` (dashpots off).
+    pub inv_dt: f64,
+    /// `1 / ks`, or 0 when `ks <= 0`.
+    pub inv_ks: f64,
+    /// [`LinearProps::timestep_stiffness`].
+    pub stiffness: f64,
+}
+
+impl Prepared {
+    /// The constants of property set `props` for a timestep `dt` (s).
+    pub fn new(props: &LinearProps, dt: f64) -> Self {
+        Self {
+            props: *props,
+            inv_dt: if dt > 0.0 { 1.0 / dt } else { 0.0 },
+            inv_ks: if props.ks > 0.0 { 1.0 / props.ks } else { 0.0 },
+            stiffness: props.timestep_stiffness(),
+        }
+    }
+
+    /// The dashpot coefficients `(cn, cs)` of a contact of effective mass
+    /// `mass` (N s/m).
+    #[inline]
+    pub fn dashpots(&self, mass: f64) -> (f64, f64) {
+        let p = &self.props;
+        (
+            2.0 * p.dp_nratio * (mass * p.kn).sqrt(),
+            2.0 * p.dp_sratio * (mass * p.ks).sqrt(),
+        )
+    }
+}
+
 /// The force-displacement law of the linear model for one contact and one
 /// timestep (see the module docs for the equations).
 ///
@@ -182,6 +220,22 @@ pub fn force_displacement(
     input: &ContactInput,
     state: &mut LinearState,
 ) -> ContactOutput {
+    let p = Prepared::new(props, dt);
+    force_displacement_with(&p, |m| p.dashpots(m), input, state)
+}
+
+/// [`force_displacement`] with the per-run constants `p` computed already
+/// and the dashpot coefficients `(cn, cs)` taken from `dashpots(mass)`,
+/// which is called only for contacts that carry force (a caller may
+/// remember the coefficients of the last mass it saw).
+#[inline(always)]
+pub fn force_displacement_with(
+    p: &Prepared,
+    dashpots: impl FnOnce(f64) -> (f64, f64),
+    input: &ContactInput,
+    state: &mut LinearState,
+) -> ContactOutput {
+    let props = &p.props;
     if input.flags & flags::NEW != 0 {
         *state = LinearState::default();
     }
@@ -193,7 +247,7 @@ pub fn force_displacement(
         let (status, stiffness) = if suppressed {
             (STATUS_INACTIVE, 0.0)
         } else {
-            (STATUS_COULD_BE_ACTIVE, props.timestep_stiffness())
+            (STATUS_COULD_BE_ACTIVE, p.stiffness)
         };
         return ContactOutput {
             stiffness: [stiffness, 0.0],
@@ -202,12 +256,12 @@ pub fn force_displacement(
         };
     }
 
-    let inv_dt = if dt > 0.0 { 1.0 / dt } else { 0.0 };
+    let inv_dt = p.inv_dt;
+    let (cn, cs) = dashpots(input.mass);
 
     // Normal: absolute linear force plus a dashpot, never tensile in total.
     let overlap = -input.gap;
     let f_linear = props.kn * overlap;
-    let cn = 2.0 * props.dp_nratio * (input.mass * props.kn).sqrt();
     let f_dashpot_n = -cn * input.delta_n * inv_dt;
     let f_normal = (f_linear + f_dashpot_n).max(0.0);
     // The dashpot force that really acted once the no-tension clip applied.
@@ -227,13 +281,12 @@ pub fn force_displacement(
     } else {
         (trial, 0.0)
     };
-    let cs = 2.0 * props.dp_sratio * (input.mass * props.ks).sqrt();
     let f_dashpot_s = [-cs * ds[0] * inv_dt, -cs * ds[1] * inv_dt];
 
     // Energies.
     // 0.5 Fl^2 / kn = 0.5 Fl u: no division needed for the normal part.
     let mut e_strain = 0.5 * f_linear * overlap;
-    let inv_ks = if props.ks > 0.0 { 1.0 / props.ks } else { 0.0 };
+    let inv_ks = p.inv_ks;
     e_strain += 0.5 * dot(fs_new, fs_new) * inv_ks;
     let elastic = [
         -(fs_new[0] - fs_old[0]) * inv_ks,
@@ -256,7 +309,7 @@ pub fn force_displacement(
             fs_new[1] + f_dashpot_s[1],
         ],
         moment: [0.0; 3],
-        stiffness: [props.timestep_stiffness(), 0.0],
+        stiffness: [p.stiffness, 0.0],
         status: STATUS_ACTIVE,
         reserved: 0,
     }

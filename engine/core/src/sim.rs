@@ -511,8 +511,8 @@ impl Simulation {
             Timestep::Fixed(dt) => dt,
             Timestep::Auto { safety } => self.auto_timestep(safety)?,
         };
-        self.resolve_and_forces(0.0)?;
-        self.accumulate()?;
+        let summed = self.resolve_and_forces(0.0)?;
+        self.accumulate(summed)?;
         Ok(())
     }
 
@@ -551,8 +551,8 @@ impl Simulation {
             w.advance(dt);
         }
         self.detect();
-        self.resolve_and_forces(dt)?;
-        self.accumulate()
+        let summed = self.resolve_and_forces(dt)?;
+        self.accumulate(summed)
     }
 
     /// Law of motion: leap-frog with local damping, gravity and fixity.
@@ -688,14 +688,42 @@ impl Simulation {
     ///
     /// The wall logic needs the gaps of all ball-facet contacts before any
     /// of them reaches its model, so it runs first on those contacts alone
-    /// (a small share); then one parallel pass per chunk of [`BATCH`]
-    /// contacts resolves the geometry, calls the model once for the chunk
-    /// and converts the result to global force and moments, while the
-    /// chunk's data is still in cache.
-    fn resolve_and_forces(&mut self, dt: f64) -> Result<(), StepError> {
+    /// (a small share); then one pass per chunk of [`BATCH`] contacts
+    /// resolves the geometry, calls the model once for the chunk and
+    /// converts the result to global force and moments, while the chunk's
+    /// data is still in cache. Chunks run in parallel; on one thread they
+    /// run in slot order and also add their contributions to the force
+    /// sums (the same additions in the same order as
+    /// [`Simulation::accumulate`]'s scatter), so the sums need no second
+    /// pass over the contacts. Returns whether the sums were made.
+    fn resolve_and_forces(&mut self, dt: f64) -> Result<bool, StepError> {
         self.wall_gaps();
         self.associative_logic();
-        let balls = &self.balls;
+        let serial = rayon::current_num_threads() == 1;
+        let skip_below = self.skip_below();
+        let b = &mut self.balls;
+        let kin = Kinematics {
+            pos: &b.pos,
+            vel: &b.vel,
+            spin: &b.spin,
+            radius: &b.radius,
+        };
+        let mut wall_sums = Vec::new();
+        let mut sums = if serial {
+            b.force.fill(Vec3::ZERO);
+            b.moment.fill(Vec3::ZERO);
+            b.stiffness.fill(0.0);
+            wall_sums.resize(self.walls.len(), (Vec3::ZERO, Vec3::ZERO));
+            Some(Sums {
+                force: &mut b.force,
+                moment: &mut b.moment,
+                stiffness: &mut b.stiffness,
+                wall: &mut wall_sums,
+                skip_below,
+            })
+        } else {
+            None
+        };
         let walls = &self.walls;
         let owner = &self.facet_owner;
         let step = self.step;
@@ -712,95 +740,37 @@ impl Simulation {
                 n_props: m.n_props as u32,
                 n_state: n_state as u32,
             };
-            let batch = m.entry.batch;
-            let failure = st
-                .plane
-                .par_chunks_mut(BATCH)
-                .zip(st.setup.par_chunks_mut(BATCH))
-                .zip(st.output.par_chunks_mut(BATCH))
-                .zip(st.applied.par_chunks_mut(BATCH))
-                .zip(st.state.par_chunks_mut(BATCH * st.stride))
-                .zip(st.carry.par_chunks_mut(BATCH))
-                .zip(st.end1.par_chunks(BATCH).zip(st.end2.par_chunks(BATCH)))
-                .enumerate()
-                .map(
-                    |(
-                        c,
-                        ((((((planes, setups), outputs), applied), state), carry), (end1, end2)),
-                    )| {
-                        // Contacts that need their model this step, as runs of
-                        // consecutive slots; open contacts the model has already
-                        // released are skipped (see `RELEASED`).
-                        let mut inputs: Vec<ContactInput> = Vec::with_capacity(planes.len());
-                        let mut runs: Vec<(usize, usize)> = Vec::new();
-                        for k in 0..planes.len() {
-                            let input = resolve_one(
-                                balls,
-                                walls,
-                                owner,
-                                &mut planes[k],
-                                &setups[k],
-                                end1[k],
-                                end2[k],
-                                dt,
-                                overlap_only,
-                            );
-                            if let Some(input) = input {
-                                inputs.push(input);
-                                match runs.last_mut() {
-                                    Some((_, end)) if *end == k => *end = k + 1,
-                                    _ => runs.push((k, k + 1)),
-                                }
-                            }
-                        }
-                        let mut first_input = 0;
-                        for &(lo, hi) in &runs {
-                            let r = batch(
-                                &ctx,
-                                RSlice::from_slice(&inputs[first_input..first_input + hi - lo]),
-                                RSliceMut::from_mut_slice(&mut state[lo * n_state..hi * n_state]),
-                                RSliceMut::from_mut_slice(&mut outputs[lo..hi]),
-                            );
-                            if let Err(e) = r.into_result() {
-                                return Some((
-                                    c * BATCH + lo + e.index as usize,
-                                    e.message.to_string(),
-                                ));
-                            }
-                            first_input += hi - lo;
-                            for k in lo..hi {
-                                let released = overlap_only
-                                    && planes[k].gap > 0.0
-                                    && outputs[k].status != STATUS_ACTIVE;
-                                let f = &mut setups[k].flags;
-                                *f &= !flags::NEW;
-                                if released {
-                                    *f |= RELEASED;
-                                } else {
-                                    *f &= !RELEASED;
-                                }
-                                carry[k] = if outputs[k].status == STATUS_ACTIVE {
-                                    CARRY_FORCE
-                                } else if outputs[k].status == STATUS_INACTIVE {
-                                    CARRY_NOTHING
-                                } else {
-                                    CARRY_STIFFNESS
-                                };
-                                applied[k] = apply(
-                                    balls,
-                                    walls,
-                                    owner,
-                                    &planes[k],
-                                    &outputs[k],
-                                    end1[k],
-                                    end2[k],
-                                );
-                            }
-                        }
-                        None
-                    },
-                )
-                .reduce(|| None, |x, y| x.or(y));
+            let pass = ChunkPass {
+                kin,
+                walls,
+                owner,
+                dt,
+                overlap_only,
+                ctx: &ctx,
+                batch: m.entry.batch,
+                n_state,
+            };
+            let failure = if let Some(sums) = sums.as_mut() {
+                let mut scratch = Scratch::default();
+                let mut failure = None;
+                for (c, chunk) in st.chunks().into_iter().enumerate() {
+                    if let Err((k, message)) = pass.run(chunk, &mut scratch, Some(sums)) {
+                        failure = Some((c * BATCH + k, message));
+                        break;
+                    }
+                }
+                failure
+            } else {
+                st.chunks()
+                    .into_par_iter()
+                    .enumerate()
+                    .map_init(Scratch::default, |scratch, (c, chunk)| {
+                        pass.run(chunk, scratch, None)
+                            .err()
+                            .map(|(k, message)| (c * BATCH + k, message))
+                    })
+                    .reduce(|| None, |x, y| x.or(y))
+            };
             if let Some((k, message)) = failure {
                 return Err(StepError::Model {
                     model: m.name.clone(),
@@ -810,7 +780,23 @@ impl Simulation {
                 });
             }
         }
-        Ok(())
+        if serial {
+            for (w, (force, moment)) in self.walls.iter_mut().zip(wall_sums) {
+                w.force = force;
+                w.moment = moment;
+            }
+        }
+        Ok(serial)
+    }
+
+    /// The least [`ContactStore::carry`] a contact needs to enter the sums:
+    /// with a fixed timestep nobody reads the stiffness sums.
+    fn skip_below(&self) -> u8 {
+        if matches!(self.settings.timestep, Timestep::Auto { .. }) {
+            CARRY_STIFFNESS
+        } else {
+            CARRY_FORCE
+        }
     }
 
     /// Gap and region of every ball-facet contact, for the wall logic.
@@ -920,55 +906,14 @@ impl Simulation {
         }
     }
 
-    /// Sums what contacts apply onto balls and walls, in slot order.
-    fn accumulate(&mut self) -> Result<(), StepError> {
-        // The gather needs a per-ball contact index that is rebuilt only
-        // once the contact set has stayed the same for a few steps (a
-        // packing at rest); while contacts come and go, the serial scatter
-        // is cheaper than rebuilding the index every step.
-        // On one thread the scatter is faster (it reads each contact once,
-        // in order); the gather pays off when threads can share it.
-        let parallel = rayon::current_num_threads() > 1;
-        if parallel && !self.gather.valid {
-            self.gather.stable_steps += 1;
-            if self.gather.stable_steps >= 8 {
-                self.gather.build(&self.models, self.balls.len());
-            }
+    /// Sums what contacts apply onto balls and walls, in slot order, unless
+    /// the contact pass made the sums already (`summed`); then checks them.
+    fn accumulate(&mut self, summed: bool) -> Result<(), StepError> {
+        let skip_below = self.skip_below();
+        if !summed {
+            self.sum_contacts(skip_below);
         }
-        let need_stiffness = matches!(self.settings.timestep, Timestep::Auto { .. });
-        // With a fixed timestep nobody reads the stiffness sums.
-        let skip_below = if need_stiffness {
-            CARRY_STIFFNESS
-        } else {
-            CARRY_FORCE
-        };
-        for w in &mut self.walls {
-            w.force = Vec3::ZERO;
-            w.moment = Vec3::ZERO;
-        }
-        // Both paths add the contributions of each ball in (model, slot)
-        // order, so they give the same bits, whatever the thread count.
-        if parallel && self.gather.valid {
-            self.accumulate_gather(skip_below);
-        } else {
-            self.accumulate_scatter(skip_below);
-        }
-        // Walls, serially; only ball-facet contacts are read.
-        for m in &self.models {
-            let st = &m.store;
-            for k in 0..st.len() {
-                let e2 = st.end2[k];
-                if e2 & FACET == 0 || st.carry[k] < CARRY_FORCE {
-                    continue;
-                }
-                let ap = &st.applied[k];
-                let (w, _) = self.facet_owner[(e2 & !FACET) as usize];
-                let wall = &mut self.walls[w as usize];
-                wall.force += ap.force;
-                wall.moment += ap.torque2;
-            }
-        }
-        // A non-finite contribution shows up in some sum; only then look
+        // A non-finite contribution shows up in some sum; only then look        // A non-finite contribution shows up in some sum; only then look
         // for the contact that made it.
         let b = &self.balls;
         let sums_finite = (0..b.len())
@@ -999,6 +944,50 @@ impl Simulation {
             }
         }
         Ok(())
+    }
+
+    /// The force sums of balls and walls from the stored contributions,
+    /// after a parallel contact pass.
+    fn sum_contacts(&mut self, skip_below: u8) {
+        // The gather needs a per-ball contact index that is rebuilt only
+        // once the contact set has stayed the same for a few steps (a
+        // packing at rest); while contacts come and go, the serial scatter
+        // is cheaper than rebuilding the index every step.
+        // On one thread the scatter is faster (it reads each contact once,
+        // in order); the gather pays off when threads can share it.
+        let parallel = rayon::current_num_threads() > 1;
+        if parallel && !self.gather.valid {
+            self.gather.stable_steps += 1;
+            if self.gather.stable_steps >= 8 {
+                self.gather.build(&self.models, self.balls.len());
+            }
+        }
+        for w in &mut self.walls {
+            w.force = Vec3::ZERO;
+            w.moment = Vec3::ZERO;
+        }
+        // Both paths add the contributions of each ball in (model, slot)
+        // order, so they give the same bits, whatever the thread count.
+        if parallel && self.gather.valid {
+            self.accumulate_gather(skip_below);
+        } else {
+            self.accumulate_scatter(skip_below);
+        }
+        // Walls, serially; only ball-facet contacts are read.
+        for m in &self.models {
+            let st = &m.store;
+            for k in 0..st.len() {
+                let e2 = st.end2[k];
+                if e2 & FACET == 0 || st.carry[k] < CARRY_FORCE {
+                    continue;
+                }
+                let ap = &st.applied[k];
+                let (w, _) = self.facet_owner[(e2 & !FACET) as usize];
+                let wall = &mut self.walls[w as usize];
+                wall.force += ap.force;
+                wall.moment += ap.torque2;
+            }
+        }
     }
 
     /// Serial accumulation in (model, slot) order.
@@ -1119,12 +1108,197 @@ impl Simulation {
     }
 }
 
+/// The ball columns contact resolution reads.
+#[derive(Clone, Copy)]
+struct Kinematics<'a> {
+    pos: &'a [Vec3],
+    vel: &'a [Vec3],
+    spin: &'a [Vec3],
+    radius: &'a [f64],
+}
+
+/// The force sums a serial contact pass adds to as it goes.
+struct Sums<'a> {
+    force: &'a mut [Vec3],
+    moment: &'a mut [Vec3],
+    stiffness: &'a mut [f64],
+    /// Force and moment per wall.
+    wall: &'a mut [(Vec3, Vec3)],
+    skip_below: u8,
+}
+
+/// One chunk of a [`ContactStore`]: the same slots of every column.
+struct Chunk<'a> {
+    plane: &'a mut [contact::Plane],
+    setup: &'a mut [contact::Setup],
+    output: &'a mut [ContactOutput],
+    applied: &'a mut [contact::Applied],
+    state: &'a mut [f64],
+    carry: &'a mut [u8],
+    end1: &'a [u32],
+    end2: &'a [u32],
+}
+
+impl ContactStore {
+    /// The store cut into chunks of [`BATCH`] slots.
+    fn chunks(&mut self) -> Vec<Chunk<'_>> {
+        let stride = self.stride;
+        self.plane
+            .chunks_mut(BATCH)
+            .zip(self.setup.chunks_mut(BATCH))
+            .zip(self.output.chunks_mut(BATCH))
+            .zip(self.applied.chunks_mut(BATCH))
+            .zip(self.state.chunks_mut(BATCH * stride))
+            .zip(self.carry.chunks_mut(BATCH))
+            .zip(self.end1.chunks(BATCH).zip(self.end2.chunks(BATCH)))
+            .map(
+                |((((((plane, setup), output), applied), state), carry), (end1, end2))| Chunk {
+                    plane,
+                    setup,
+                    output,
+                    applied,
+                    state,
+                    carry,
+                    end1,
+                    end2,
+                },
+            )
+            .collect()
+    }
+}
+
+/// Buffers a chunk pass reuses from chunk to chunk.
+#[derive(Default)]
+struct Scratch {
+    inputs: Vec<ContactInput>,
+    runs: Vec<(usize, usize)>,
+}
+
+/// What every chunk of one model's contacts needs this step.
+struct ChunkPass<'a> {
+    kin: Kinematics<'a>,
+    walls: &'a [Wall],
+    owner: &'a [(u32, u32)],
+    dt: f64,
+    overlap_only: bool,
+    ctx: &'a BatchContext<'a>,
+    batch: talus_sdk::BatchFn,
+    n_state: usize,
+}
+
+impl ChunkPass<'_> {
+    /// Resolves the chunk's contacts, calls the model once per run of
+    /// consecutive contacts that need it and stores what each contact
+    /// applies; with `sums`, also adds the chunk's contributions to them in
+    /// slot order. An error carries the slot within the chunk.
+    fn run(
+        &self,
+        ch: Chunk<'_>,
+        scratch: &mut Scratch,
+        sums: Option<&mut Sums<'_>>,
+    ) -> Result<(), (usize, String)> {
+        let Scratch { inputs, runs } = scratch;
+        inputs.clear();
+        runs.clear();
+        // Contacts that need their model this step, as runs of consecutive
+        // slots; open contacts the model has already released are skipped
+        // (see `RELEASED`).
+        for k in 0..ch.plane.len() {
+            let input = resolve_one(
+                &self.kin,
+                self.walls,
+                self.owner,
+                &mut ch.plane[k],
+                &ch.setup[k],
+                ch.end1[k],
+                ch.end2[k],
+                self.dt,
+                self.overlap_only,
+            );
+            if let Some(input) = input {
+                inputs.push(input);
+                match runs.last_mut() {
+                    Some((_, end)) if *end == k => *end = k + 1,
+                    _ => runs.push((k, k + 1)),
+                }
+            }
+        }
+        let n_state = self.n_state;
+        let mut first_input = 0;
+        for &(lo, hi) in runs.iter() {
+            let r = (self.batch)(
+                self.ctx,
+                RSlice::from_slice(&inputs[first_input..first_input + hi - lo]),
+                RSliceMut::from_mut_slice(&mut ch.state[lo * n_state..hi * n_state]),
+                RSliceMut::from_mut_slice(&mut ch.output[lo..hi]),
+            );
+            if let Err(e) = r.into_result() {
+                return Err((lo + e.index as usize, e.message.to_string()));
+            }
+            first_input += hi - lo;
+            for k in lo..hi {
+                let status = ch.output[k].status;
+                let released =
+                    self.overlap_only && ch.plane[k].gap > 0.0 && status != STATUS_ACTIVE;
+                let f = &mut ch.setup[k].flags;
+                *f &= !flags::NEW;
+                if released {
+                    *f |= RELEASED;
+                } else {
+                    *f &= !RELEASED;
+                }
+                ch.carry[k] = if status == STATUS_ACTIVE {
+                    CARRY_FORCE
+                } else if status == STATUS_INACTIVE {
+                    CARRY_NOTHING
+                } else {
+                    CARRY_STIFFNESS
+                };
+                ch.applied[k] = apply(
+                    &self.kin,
+                    self.walls,
+                    self.owner,
+                    &ch.plane[k],
+                    &ch.output[k],
+                    ch.end1[k],
+                    ch.end2[k],
+                );
+            }
+        }
+        if let Some(sums) = sums {
+            for k in 0..ch.carry.len() {
+                let carry = ch.carry[k];
+                if carry < sums.skip_below {
+                    continue;
+                }
+                let ap = &ch.applied[k];
+                let a = ch.end1[k] as usize;
+                sums.force[a] -= ap.force;
+                sums.moment[a] += ap.torque1;
+                sums.stiffness[a] += ap.stiffness;
+                let e2 = ch.end2[k];
+                if e2 & FACET == 0 {
+                    let c = e2 as usize;
+                    sums.force[c] += ap.force;
+                    sums.moment[c] += ap.torque2;
+                    sums.stiffness[c] += ap.stiffness;
+                } else if carry >= CARRY_FORCE {
+                    let w = &mut sums.wall[self.owner[(e2 & !FACET) as usize].0 as usize];
+                    w.0 += ap.force;
+                    w.1 += ap.torque2;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Resolves one contact: contact plane, frame and increments; returns the
-/// model input.
+/// model input, or `None` for an open contact its model has released.
 #[allow(clippy::too_many_arguments)]
 #[inline]
 fn resolve_one(
-    balls: &Balls,
+    kin: &Kinematics<'_>,
     walls: &[Wall],
     owner: &[(u32, u32)],
     plane: &mut contact::Plane,
@@ -1135,12 +1309,8 @@ fn resolve_one(
     overlap_only: bool,
 ) -> Option<ContactInput> {
     let a = a as usize;
-    let ra = balls.radius[a];
-    let e1 = EndMotion {
-        x: balls.pos[a],
-        v: balls.vel[a],
-        w: balls.spin[a],
-    };
+    let ra = kin.radius[a];
+    let xa = kin.pos[a];
     let open_released = overlap_only && setup.flags & RELEASED != 0;
     let (n, gap, xc, e2, region, rb) = if b & FACET != 0 {
         // `wall_gaps` found the closest facet point, its region and the gap
@@ -1150,7 +1320,7 @@ fn resolve_one(
         }
         let (wi, f) = owner[(b & !FACET) as usize];
         let wall = &walls[wi as usize];
-        let (n, gap, xc) = contact::plane_ball_facet(e1.x, ra, plane.xc, wall.normals[f as usize]);
+        let (n, gap, xc) = contact::plane_ball_facet(xa, ra, plane.xc, wall.normals[f as usize]);
         let e2 = EndMotion {
             x: wall.centre,
             v: wall.motion.velocity,
@@ -1159,25 +1329,26 @@ fn resolve_one(
         (n, gap, xc, e2, plane.region, 0.0)
     } else {
         let b = b as usize;
-        let rb = balls.radius[b];
+        let rb = kin.radius[b];
+        let xb = kin.pos[b];
         if open_released {
             // Still apart? Then nothing changes for the model; the plane of
             // such contacts is refreshed only when it is recorded
             // (`refresh_open_contacts`).
-            let d2 = (balls.pos[b] - e1.x).length_squared();
+            let d2 = (xb - xa).length_squared();
             if d2 > (ra + rb) * (ra + rb) {
                 return None;
             }
         }
-        let (n, gap, xc) = contact::plane_ball_ball(e1.x, ra, balls.pos[b], rb, plane.n);
+        let (n, gap, xc) = contact::plane_ball_ball(xa, ra, xb, rb, plane.n);
         (
             n,
             gap,
             xc,
             EndMotion {
-                x: balls.pos[b],
-                v: balls.vel[b],
-                w: balls.spin[b],
+                x: xb,
+                v: kin.vel[b],
+                w: kin.spin[b],
             },
             0,
             rb,
@@ -1200,6 +1371,11 @@ fn resolve_one(
         plane.initialised = false;
         return Some(input);
     }
+    let e1 = EndMotion {
+        x: xa,
+        v: kin.vel[a],
+        w: kin.spin[a],
+    };
     contact::update_frame(plane, n, e1.w, e2.w, dt);
     contact::increments(plane, &e1, &e2, dt, &mut input);
     Some(input)
@@ -1210,7 +1386,7 @@ fn resolve_one(
 /// still report stiffness for the timestep.
 #[inline]
 fn apply(
-    balls: &Balls,
+    kin: &Kinematics<'_>,
     walls: &[Wall],
     owner: &[(u32, u32)],
     p: &contact::Plane,
@@ -1231,11 +1407,11 @@ fn apply(
     }
     let f = p.n * o.force[0] + p.s * o.force[1] + p.t * o.force[2];
     let mo = p.n * o.moment[0] + p.s * o.moment[1] + p.t * o.moment[2];
-    let x1 = balls.pos[a as usize];
+    let x1 = kin.pos[a as usize];
     let x2 = if b & FACET != 0 {
         walls[owner[(b & !FACET) as usize].0 as usize].centre
     } else {
-        balls.pos[b as usize]
+        kin.pos[b as usize]
     };
     contact::Applied {
         force: f,

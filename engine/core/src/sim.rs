@@ -188,6 +188,9 @@ pub struct Simulation {
     cells: Option<CellSpace>,
     candidates: Vec<(u32, u32)>,
     gather: Gather,
+    /// Whether every contact's [`ContactStore::applied`] is up to date;
+    /// serial contact passes sum as they go and store nothing.
+    applied_stored: bool,
     next_contact_id: u64,
     /// Per ball: the stiffness of one just-touching contact with the
     /// stiffest model its group is assigned (N/m), the floor of its
@@ -233,6 +236,7 @@ impl Simulation {
             cells: None,
             candidates: Vec::new(),
             gather: Gather::default(),
+            applied_stored: true,
             next_contact_id: 1,
             k_probe: Vec::new(),
             step: 0,
@@ -749,6 +753,7 @@ impl Simulation {
                 ctx: &ctx,
                 batch: m.entry.batch,
                 n_state,
+                store_all: !self.applied_stored,
             };
             let failure = if let Some(sums) = sums.as_mut() {
                 let mut scratch = Scratch::default();
@@ -780,6 +785,7 @@ impl Simulation {
                 });
             }
         }
+        self.applied_stored = !serial;
         if serial {
             for (w, (force, moment)) in self.walls.iter_mut().zip(wall_sums) {
                 w.force = force;
@@ -925,10 +931,25 @@ impl Simulation {
                 .iter()
                 .all(|w| w.force.is_finite() && w.moment.is_finite());
         if !sums_finite {
+            let b = &self.balls;
+            let kin = Kinematics {
+                pos: &b.pos,
+                vel: &b.vel,
+                spin: &b.spin,
+                radius: &b.radius,
+            };
             for m in &self.models {
                 let st = &m.store;
                 for k in 0..st.len() {
-                    let ap = &st.applied[k];
+                    let ap = &apply(
+                        &kin,
+                        &self.walls,
+                        &self.facet_owner,
+                        &st.plane[k],
+                        &st.output[k],
+                        st.end1[k],
+                        st.end2[k],
+                    );
                     if st.carry[k] >= skip_below
                         && !(ap.force.is_finite()
                             && ap.torque1.is_finite()
@@ -1171,7 +1192,12 @@ impl ContactStore {
 #[derive(Default)]
 struct Scratch {
     inputs: Vec<ContactInput>,
-    runs: Vec<(usize, usize)>,
+    /// Chunk slot of each input.
+    slots: Vec<u32>,
+    /// The state and last output of the contacts in `slots`, gathered so
+    /// that the model gets them in one call.
+    state: Vec<f64>,
+    output: Vec<ContactOutput>,
 }
 
 /// What every chunk of one model's contacts needs this step.
@@ -1184,6 +1210,9 @@ struct ChunkPass<'a> {
     ctx: &'a BatchContext<'a>,
     batch: talus_sdk::BatchFn,
     n_state: usize,
+    /// Whether to store what every contact applies, not only what the
+    /// called ones do (after serial passes, which store nothing).
+    store_all: bool,
 }
 
 impl ChunkPass<'_> {
@@ -1197,12 +1226,16 @@ impl ChunkPass<'_> {
         scratch: &mut Scratch,
         sums: Option<&mut Sums<'_>>,
     ) -> Result<(), (usize, String)> {
-        let Scratch { inputs, runs } = scratch;
+        let Scratch {
+            inputs,
+            slots,
+            state,
+            output,
+        } = scratch;
         inputs.clear();
-        runs.clear();
-        // Contacts that need their model this step, as runs of consecutive
-        // slots; open contacts the model has already released are skipped
-        // (see `RELEASED`).
+        slots.clear();
+        // Contacts that need their model this step; open contacts the model
+        // has already released are skipped (see `RELEASED`).
         for k in 0..ch.plane.len() {
             let input = resolve_one(
                 &self.kin,
@@ -1217,26 +1250,55 @@ impl ChunkPass<'_> {
             );
             if let Some(input) = input {
                 inputs.push(input);
-                match runs.last_mut() {
-                    Some((_, end)) if *end == k => *end = k + 1,
-                    _ => runs.push((k, k + 1)),
-                }
+                slots.push(k as u32);
             }
         }
-        let n_state = self.n_state;
-        let mut first_input = 0;
-        for &(lo, hi) in runs.iter() {
+        let n = self.n_state;
+        // One model call for the chunk: in place when every contact takes
+        // part, else on the gathered state of those that do (skipped
+        // contacts interleave with the others, and a call per run of
+        // consecutive slots would cost more than the copies). Outputs hold
+        // nothing the model may read, so they are not gathered.
+        let in_place = slots.len() == ch.plane.len();
+        if !in_place {
+            state.clear();
+            for &k in slots.iter() {
+                let k = k as usize;
+                for j in k * n..(k + 1) * n {
+                    state.push(ch.state[j]);
+                }
+            }
+            output.resize(slots.len(), ContactOutput::default());
+        }
+        if !slots.is_empty() {
+            let (st, out) = if in_place {
+                (&mut ch.state[..slots.len() * n], &mut ch.output[..])
+            } else {
+                (&mut state[..], &mut output[..slots.len()])
+            };
             let r = (self.batch)(
                 self.ctx,
-                RSlice::from_slice(&inputs[first_input..first_input + hi - lo]),
-                RSliceMut::from_mut_slice(&mut ch.state[lo * n_state..hi * n_state]),
-                RSliceMut::from_mut_slice(&mut ch.output[lo..hi]),
+                RSlice::from_slice(inputs),
+                RSliceMut::from_mut_slice(st),
+                RSliceMut::from_mut_slice(out),
             );
             if let Err(e) = r.into_result() {
-                return Err((lo + e.index as usize, e.message.to_string()));
+                let i = (e.index as usize).min(slots.len() - 1);
+                return Err((slots[i] as usize, e.message.to_string()));
             }
-            first_input += hi - lo;
-            for k in lo..hi {
+        }
+        let mut sums = sums;
+        let mut next = 0;
+        for k in 0..ch.plane.len() {
+            let called = slots.get(next) == Some(&(k as u32));
+            if called {
+                if !in_place {
+                    for j in 0..n {
+                        ch.state[k * n + j] = state[next * n + j];
+                    }
+                    ch.output[k] = output[next];
+                }
+                next += 1;
                 let status = ch.output[k].status;
                 let released =
                     self.overlap_only && ch.plane[k].gap > 0.0 && status != STATUS_ACTIVE;
@@ -1254,7 +1316,9 @@ impl ChunkPass<'_> {
                 } else {
                     CARRY_STIFFNESS
                 };
-                ch.applied[k] = apply(
+            }
+            let applied = || {
+                apply(
                     &self.kin,
                     self.walls,
                     self.owner,
@@ -1262,31 +1326,37 @@ impl ChunkPass<'_> {
                     &ch.output[k],
                     ch.end1[k],
                     ch.end2[k],
-                );
+                )
+            };
+            let Some(sums) = sums.as_mut() else {
+                // For the parallel sums. Skipped contacts apply what their
+                // last call gave; it is stored already, unless serial
+                // passes (which keep nothing) ran since.
+                if called || self.store_all {
+                    ch.applied[k] = applied();
+                }
+                continue;
+            };
+            // The serial sums, in slot order.
+            let carry = ch.carry[k];
+            if carry < sums.skip_below {
+                continue;
             }
-        }
-        if let Some(sums) = sums {
-            for k in 0..ch.carry.len() {
-                let carry = ch.carry[k];
-                if carry < sums.skip_below {
-                    continue;
-                }
-                let ap = &ch.applied[k];
-                let a = ch.end1[k] as usize;
-                sums.force[a] -= ap.force;
-                sums.moment[a] += ap.torque1;
-                sums.stiffness[a] += ap.stiffness;
-                let e2 = ch.end2[k];
-                if e2 & FACET == 0 {
-                    let c = e2 as usize;
-                    sums.force[c] += ap.force;
-                    sums.moment[c] += ap.torque2;
-                    sums.stiffness[c] += ap.stiffness;
-                } else if carry >= CARRY_FORCE {
-                    let w = &mut sums.wall[self.owner[(e2 & !FACET) as usize].0 as usize];
-                    w.0 += ap.force;
-                    w.1 += ap.torque2;
-                }
+            let ap = applied();
+            let a = ch.end1[k] as usize;
+            sums.force[a] -= ap.force;
+            sums.moment[a] += ap.torque1;
+            sums.stiffness[a] += ap.stiffness;
+            let e2 = ch.end2[k];
+            if e2 & FACET == 0 {
+                let c = e2 as usize;
+                sums.force[c] += ap.force;
+                sums.moment[c] += ap.torque2;
+                sums.stiffness[c] += ap.stiffness;
+            } else if carry >= CARRY_FORCE {
+                let w = &mut sums.wall[self.owner[(e2 & !FACET) as usize].0 as usize];
+                w.0 += ap.force;
+                w.1 += ap.torque2;
             }
         }
         Ok(())

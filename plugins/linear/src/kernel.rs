@@ -164,6 +164,33 @@ fn dot(a: [f64; 2], b: [f64; 2]) -> f64 {
     a[0] * b[0] + a[1] * b[1]
 }
 
+/// Whether the shear trial force is so far inside the Coulomb limit that
+/// [`coulomb_cap`] would return it unchanged, decided without its square
+/// root: `|trial|^2 < fs_max^2 (1 - 1e-12)` with both sides rounded still
+/// implies `|trial|^2 < fs_max^2` exactly, so the rounded root is at most
+/// `fs_max`. A zero, subnormal or not-a-number limit and a not-a-number
+/// trial answer false (the exact test then decides).
+#[inline(always)]
+fn sure_to_stick(trial: [f64; 2], fs_max: f64) -> bool {
+    let limit2 = fs_max * fs_max;
+    fs_max > 0.0 && limit2 >= f64::MIN_POSITIVE && dot(trial, trial) < limit2 * (1.0 - 1e-12)
+}
+
+/// The Coulomb cap of the shear trial force `trial` at `fs_max`: the new
+/// spring force and 1 if the contact slides, else `trial` and 0.
+#[inline(never)]
+fn coulomb_cap(trial: [f64; 2], fs_max: f64) -> ([f64; 2], f64) {
+    // sqrt of the sum of squares: hypot's overflow guard is not needed at
+    // contact-force magnitudes and costs several times more.
+    let trial_len = dot(trial, trial).sqrt();
+    if trial_len > fs_max {
+        let scale = fs_max / trial_len;
+        ([trial[0] * scale, trial[1] * scale], 1.0)
+    } else {
+        (trial, 0.0)
+    }
+}
+
 /// What the kernel needs of one property set and one timestep, computed
 /// once for a run of contacts: the reciprocals of `dt` and `ks` and the
 /// timestep stiffness.
@@ -272,14 +299,10 @@ pub fn force_displacement_with(
     let fs_old = state.fs;
     let trial = [fs_old[0] - props.ks * ds[0], fs_old[1] - props.ks * ds[1]];
     let fs_max = props.fric * f_linear;
-    // sqrt of the sum of squares: hypot's overflow guard is not needed at
-    // contact-force magnitudes and costs several times more.
-    let trial_len = dot(trial, trial).sqrt();
-    let (fs_new, slipping) = if trial_len > fs_max {
-        let scale = fs_max / trial_len;
-        ([trial[0] * scale, trial[1] * scale], 1.0)
-    } else {
+    let (fs_new, slipping) = if sure_to_stick(trial, fs_max) {
         (trial, 0.0)
+    } else {
+        coulomb_cap(trial, fs_max)
     };
     let f_dashpot_s = [-cs * ds[0] * inv_dt, -cs * ds[1] * inv_dt];
 
@@ -583,6 +606,18 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn quick_stick_test_agrees_with_the_exact_cap(
+            fs_max in prop_oneof![Just(0.0), 1e-300..1e-150f64, 1e-3..1e3f64, 1e150..1e300f64],
+            angle in 0.0..std::f64::consts::TAU,
+            rel in prop_oneof![0.0..2.0f64, (1.0 - 1e-11)..(1.0 + 1e-11)],
+        ) {
+            let trial = [fs_max * rel * angle.cos(), fs_max * rel * angle.sin()];
+            if sure_to_stick(trial, fs_max) {
+                prop_assert_eq!(coulomb_cap(trial, fs_max), (trial, 0.0));
+            }
+        }
+
         #[test]
         fn force_is_finite_and_shear_within_coulomb_plus_dashpot(
             kn in 0.0..1e9f64,

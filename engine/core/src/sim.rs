@@ -589,21 +589,25 @@ impl Simulation {
                 // Accelerations: local damping scales with |F + m g| / m.
                 let acc = force[i] * im + g;
                 let alpha = moment[i] * ii;
+                // Updated in registers and stored once: reading back a
+                // vector just stored one component at a time stalls.
+                let (mut vn, mut wn) = (*v, *w);
                 if a == 0.0 && fix.0 == 0 {
-                    *v += acc * dt;
-                    *w += alpha * dt;
+                    vn += acc * dt;
+                    wn += alpha * dt;
                 } else {
                     for k in 0..3 {
                         if !fix.fixed(k) {
-                            v[k] += (acc[k] - a * acc[k].abs() * sign(v[k])) * dt;
+                            vn[k] += (acc[k] - a * acc[k].abs() * sign(vn[k])) * dt;
                         }
                         if !fix.fixed(k + 3) {
-                            w[k] += (alpha[k] - a * alpha[k].abs() * sign(w[k])) * dt;
+                            wn[k] += (alpha[k] - a * alpha[k].abs() * sign(wn[k])) * dt;
                         }
                     }
                 }
-                *x += *v * dt;
-                if x.is_finite() && w.is_finite() {
+                let xn = *x + vn * dt;
+                (*x, *v, *w) = (xn, vn, wn);
+                if xn.is_finite() && wn.is_finite() {
                     usize::MAX
                 } else {
                     i

@@ -30,6 +30,31 @@ pub trait ContactModel: Sized {
         out: &mut ContactOutput,
     );
 
+    /// Runs the model over consecutive contacts that all use this property
+    /// set: `state` holds `n_state` slots per contact and `outputs` one
+    /// entry per input. Before it works on contact `i` the method sets
+    /// `cursor` to `i`, so that a panic names that contact.
+    ///
+    /// The default calls [`ContactModel::force_displacement`] per contact.
+    /// A model overrides it to take per-set work (reciprocals, square
+    /// roots of properties) out of the loop; the results must be the ones
+    /// the per-contact call gives.
+    fn force_displacement_run(
+        &self,
+        dt: f64,
+        inputs: &[ContactInput],
+        state: &mut [f64],
+        n_state: usize,
+        outputs: &mut [ContactOutput],
+        cursor: &Cell<usize>,
+    ) {
+        for (i, (input, out)) in inputs.iter().zip(outputs.iter_mut()).enumerate() {
+            cursor.set(i);
+            let slots = &mut state[i * n_state..(i + 1) * n_state];
+            self.force_displacement(dt, input, slots, out);
+        }
+    }
+
     /// Merges the state `from` into `to` when the descriptor's propagation
     /// rule is `Custom`. The default copies.
     fn propagate(&self, from: &[f64], to: &mut [f64]) {
@@ -114,7 +139,10 @@ pub extern "C" fn run_batch<M: ContactModel>(
     mut state: RSliceMut<'_, f64>,
     mut outputs: RSliceMut<'_, ContactOutput>,
 ) -> RResult<(), BatchError> {
-    let current = Cell::new(0usize);
+    // Index of the contact being processed: the start of the current run
+    // plus the model's position within it.
+    let run_start = Cell::new(0usize);
+    let cursor = Cell::new(0usize);
     let _scope = BatchScope::enter();
     let result = catch_unwind(AssertUnwindSafe(|| -> Result<(), String> {
         // The engine takes both lengths from this model's descriptor when
@@ -125,37 +153,44 @@ pub extern "C" fn run_batch<M: ContactModel>(
         let n_sets = ctx.props.len().checked_div(n_props).unwrap_or(1);
         let state = state.as_mut_slice();
         let outputs = outputs.as_mut_slice();
-        // The model of the current property set, rebuilt only when the set
-        // changes: contacts of one batch mostly share a set, and this keeps
-        // the call free of allocation.
-        let mut model: Option<(u32, M)> = None;
-        for (i, input) in inputs.iter().enumerate() {
-            current.set(i);
-            let set = input.prop_set;
-            let m = match &mut model {
-                Some((k, m)) if *k == set => &*m,
-                slot => {
-                    if set as usize >= n_sets {
-                        return Err(format!("property set {set} out of range ({n_sets} sets)"));
-                    }
-                    let k = set as usize;
-                    let m = M::from_props(&ctx.props[k * n_props..(k + 1) * n_props]);
-                    &slot.insert((set, m)).1
-                }
-            };
-            let slots = &mut state[i * n_state..(i + 1) * n_state];
-            m.force_displacement(ctx.dt, input, slots, &mut outputs[i]);
+        // Runs of consecutive contacts with the same property set go to
+        // the model in one call: contacts of one batch mostly share a set,
+        // and the model is built once per run, without allocation.
+        let mut lo = 0;
+        while lo < inputs.len() {
+            run_start.set(lo);
+            cursor.set(0);
+            let set = inputs[lo].prop_set;
+            if set as usize >= n_sets {
+                return Err(format!("property set {set} out of range ({n_sets} sets)"));
+            }
+            let hi = lo
+                + inputs[lo..]
+                    .iter()
+                    .position(|c| c.prop_set != set)
+                    .unwrap_or(inputs.len() - lo);
+            let k = set as usize;
+            let m = M::from_props(&ctx.props[k * n_props..(k + 1) * n_props]);
+            m.force_displacement_run(
+                ctx.dt,
+                &inputs[lo..hi],
+                &mut state[lo * n_state..hi * n_state],
+                n_state,
+                &mut outputs[lo..hi],
+                &cursor,
+            );
+            lo = hi;
         }
         Ok(())
     }));
     match result {
         Ok(Ok(())) => ROk(()),
         Ok(Err(message)) => RErr(BatchError {
-            index: current.get() as u64,
+            index: (run_start.get() + cursor.get()) as u64,
             message: RString::from(message),
         }),
         Err(payload) => RErr(BatchError {
-            index: current.get() as u64,
+            index: (run_start.get() + cursor.get()) as u64,
             message: RString::from(panic_message(payload.as_ref())),
         }),
     }

@@ -222,7 +222,9 @@ pub struct ContactStore {
     pub setup: Vec<Setup>,
     /// Model output of the current step.
     pub output: Vec<ContactOutput>,
-    /// What each contact applies to its ends this step.
+    /// What each contact applies to its ends this step, kept for the
+    /// parallel force sums only (a serial pass sums as it goes and leaves
+    /// this column stale).
     pub applied: Vec<Applied>,
     /// One byte per contact: whether `applied` holds nothing (0), only a
     /// timestep stiffness (1) or a force (2), so the serial accumulation

@@ -207,6 +207,9 @@ pub struct Simulation {
     cells: Option<CellSpace>,
     candidates: Vec<(u32, u32)>,
     gather: Gather,
+    /// Whether every contact's [`ContactStore::applied`] is up to date;
+    /// serial contact passes sum as they go and store nothing.
+    applied_stored: bool,
     next_contact_id: u64,
     /// Per ball: the stiffness of one just-touching contact with the
     /// stiffest model its group is assigned (N/m), the floor of its
@@ -254,6 +257,7 @@ impl Simulation {
             cells: None,
             candidates: Vec::new(),
             gather: Gather::default(),
+            applied_stored: true,
             next_contact_id: 1,
             k_probe: Vec::new(),
             step: 0,
@@ -532,8 +536,8 @@ impl Simulation {
             Timestep::Fixed(dt) => dt,
             Timestep::Auto { safety } => self.auto_timestep(safety)?,
         };
-        self.resolve_and_forces(0.0)?;
-        self.accumulate()?;
+        let summed = self.resolve_and_forces(0.0)?;
+        self.accumulate(summed)?;
         Ok(())
     }
 
@@ -578,8 +582,8 @@ impl Simulation {
             })?;
         }
         self.detect();
-        self.resolve_and_forces(dt)?;
-        self.accumulate()?;
+        let summed = self.resolve_and_forces(dt)?;
+        self.accumulate(summed)?;
         // Servo walls choose the velocity of the next step from this
         // step's load.
         for w in &mut self.walls {
@@ -620,21 +624,25 @@ impl Simulation {
                 // Accelerations: local damping scales with |F + m g| / m.
                 let acc = force[i] * im + g;
                 let alpha = moment[i] * ii;
+                // Updated in registers and stored once: reading back a
+                // vector just stored one component at a time stalls.
+                let (mut vn, mut wn) = (*v, *w);
                 if a == 0.0 && fix.0 == 0 {
-                    *v += acc * dt;
-                    *w += alpha * dt;
+                    vn += acc * dt;
+                    wn += alpha * dt;
                 } else {
                     for k in 0..3 {
                         if !fix.fixed(k) {
-                            v[k] += (acc[k] - a * acc[k].abs() * sign(v[k])) * dt;
+                            vn[k] += (acc[k] - a * acc[k].abs() * sign(vn[k])) * dt;
                         }
                         if !fix.fixed(k + 3) {
-                            w[k] += (alpha[k] - a * alpha[k].abs() * sign(w[k])) * dt;
+                            wn[k] += (alpha[k] - a * alpha[k].abs() * sign(wn[k])) * dt;
                         }
                     }
                 }
-                *x += *v * dt;
-                if x.is_finite() && w.is_finite() {
+                let xn = *x + vn * dt;
+                (*x, *v, *w) = (xn, vn, wn);
+                if xn.is_finite() && wn.is_finite() {
                     usize::MAX
                 } else {
                     i
@@ -723,14 +731,42 @@ impl Simulation {
     ///
     /// The wall logic needs the gaps of all ball-facet contacts before any
     /// of them reaches its model, so it runs first on those contacts alone
-    /// (a small share); then one parallel pass per chunk of [`BATCH`]
-    /// contacts resolves the geometry, calls the model once for the chunk
-    /// and converts the result to global force and moments, while the
-    /// chunk's data is still in cache.
-    fn resolve_and_forces(&mut self, dt: f64) -> Result<(), StepError> {
+    /// (a small share); then one pass per chunk of [`BATCH`] contacts
+    /// resolves the geometry, calls the model once for the chunk and
+    /// converts the result to global force and moments, while the chunk's
+    /// data is still in cache. Chunks run in parallel; on one thread they
+    /// run in slot order and also add their contributions to the force
+    /// sums (the same additions in the same order as
+    /// [`Simulation::accumulate`]'s scatter), so the sums need no second
+    /// pass over the contacts. Returns whether the sums were made.
+    fn resolve_and_forces(&mut self, dt: f64) -> Result<bool, StepError> {
         let overlapping = self.wall_gaps();
         self.wall_logic(&overlapping)?;
-        let balls = &self.balls;
+        let serial = rayon::current_num_threads() == 1;
+        let skip_below = self.skip_below();
+        let b = &mut self.balls;
+        let kin = Kinematics {
+            pos: &b.pos,
+            vel: &b.vel,
+            spin: &b.spin,
+            radius: &b.radius,
+        };
+        let mut wall_sums = Vec::new();
+        let mut sums = if serial {
+            b.force.fill(Vec3::ZERO);
+            b.moment.fill(Vec3::ZERO);
+            b.stiffness.fill(0.0);
+            wall_sums.resize(self.walls.len(), (Vec3::ZERO, Vec3::ZERO));
+            Some(Sums {
+                force: &mut b.force,
+                moment: &mut b.moment,
+                stiffness: &mut b.stiffness,
+                wall: &mut wall_sums,
+                skip_below,
+            })
+        } else {
+            None
+        };
         let walls = &self.walls;
         let owner = &self.facet_owner;
         let step = self.step;
@@ -747,95 +783,38 @@ impl Simulation {
                 n_props: m.n_props as u32,
                 n_state: n_state as u32,
             };
-            let batch = m.entry.batch;
-            let failure = st
-                .plane
-                .par_chunks_mut(BATCH)
-                .zip(st.setup.par_chunks_mut(BATCH))
-                .zip(st.output.par_chunks_mut(BATCH))
-                .zip(st.applied.par_chunks_mut(BATCH))
-                .zip(st.state.par_chunks_mut(BATCH * st.stride))
-                .zip(st.carry.par_chunks_mut(BATCH))
-                .zip(st.end1.par_chunks(BATCH).zip(st.end2.par_chunks(BATCH)))
-                .enumerate()
-                .map(
-                    |(
-                        c,
-                        ((((((planes, setups), outputs), applied), state), carry), (end1, end2)),
-                    )| {
-                        // Contacts that need their model this step, as runs of
-                        // consecutive slots; open contacts the model has already
-                        // released are skipped (see `RELEASED`).
-                        let mut inputs: Vec<ContactInput> = Vec::with_capacity(planes.len());
-                        let mut runs: Vec<(usize, usize)> = Vec::new();
-                        for k in 0..planes.len() {
-                            let input = resolve_one(
-                                balls,
-                                walls,
-                                owner,
-                                &mut planes[k],
-                                &setups[k],
-                                end1[k],
-                                end2[k],
-                                dt,
-                                overlap_only,
-                            );
-                            if let Some(input) = input {
-                                inputs.push(input);
-                                match runs.last_mut() {
-                                    Some((_, end)) if *end == k => *end = k + 1,
-                                    _ => runs.push((k, k + 1)),
-                                }
-                            }
-                        }
-                        let mut first_input = 0;
-                        for &(lo, hi) in &runs {
-                            let r = batch(
-                                &ctx,
-                                RSlice::from_slice(&inputs[first_input..first_input + hi - lo]),
-                                RSliceMut::from_mut_slice(&mut state[lo * n_state..hi * n_state]),
-                                RSliceMut::from_mut_slice(&mut outputs[lo..hi]),
-                            );
-                            if let Err(e) = r.into_result() {
-                                return Some((
-                                    c * BATCH + lo + e.index as usize,
-                                    e.message.to_string(),
-                                ));
-                            }
-                            first_input += hi - lo;
-                            for k in lo..hi {
-                                let released = overlap_only
-                                    && planes[k].gap > 0.0
-                                    && outputs[k].status != STATUS_ACTIVE;
-                                let f = &mut setups[k].flags;
-                                *f &= !flags::NEW;
-                                if released {
-                                    *f |= RELEASED;
-                                } else {
-                                    *f &= !RELEASED;
-                                }
-                                carry[k] = if outputs[k].status == STATUS_ACTIVE {
-                                    CARRY_FORCE
-                                } else if outputs[k].status == STATUS_INACTIVE {
-                                    CARRY_NOTHING
-                                } else {
-                                    CARRY_STIFFNESS
-                                };
-                                applied[k] = apply(
-                                    balls,
-                                    walls,
-                                    owner,
-                                    &planes[k],
-                                    &outputs[k],
-                                    end1[k],
-                                    end2[k],
-                                );
-                            }
-                        }
-                        None
-                    },
-                )
-                .reduce(|| None, |x, y| x.or(y));
+            let pass = ChunkPass {
+                kin,
+                walls,
+                owner,
+                dt,
+                overlap_only,
+                ctx: &ctx,
+                batch: m.entry.batch,
+                n_state,
+                store_all: !self.applied_stored,
+            };
+            let failure = if let Some(sums) = sums.as_mut() {
+                let mut scratch = Scratch::default();
+                let mut failure = None;
+                for (c, chunk) in st.chunks().into_iter().enumerate() {
+                    if let Err((k, message)) = pass.run(chunk, &mut scratch, Some(sums)) {
+                        failure = Some((c * BATCH + k, message));
+                        break;
+                    }
+                }
+                failure
+            } else {
+                st.chunks()
+                    .into_par_iter()
+                    .enumerate()
+                    .map_init(Scratch::default, |scratch, (c, chunk)| {
+                        pass.run(chunk, scratch, None)
+                            .err()
+                            .map(|(k, message)| (c * BATCH + k, message))
+                    })
+                    .reduce(|| None, |x, y| x.or(y))
+            };
             if let Some((k, message)) = failure {
                 return Err(StepError::Model {
                     model: m.name.clone(),
@@ -845,7 +824,24 @@ impl Simulation {
                 });
             }
         }
-        Ok(())
+        self.applied_stored = !serial;
+        if serial {
+            for (w, (force, moment)) in self.walls.iter_mut().zip(wall_sums) {
+                w.force = force;
+                w.moment = moment;
+            }
+        }
+        Ok(serial)
+    }
+
+    /// The least [`ContactStore::carry`] a contact needs to enter the sums:
+    /// with a fixed timestep nobody reads the stiffness sums.
+    fn skip_below(&self) -> u8 {
+        if matches!(self.settings.timestep, Timestep::Auto { .. }) {
+            CARRY_STIFFNESS
+        } else {
+            CARRY_FORCE
+        }
     }
 
     /// Gap and region of every ball-facet contact, for the wall logic;
@@ -1140,8 +1136,64 @@ impl Simulation {
             .unwrap_or((0, 0))
     }
 
-    /// Sums what contacts apply onto balls and walls, in slot order.
-    fn accumulate(&mut self) -> Result<(), StepError> {
+    /// Sums what contacts apply onto balls and walls, in slot order, unless
+    /// the contact pass made the sums already (`summed`); then checks them.
+    fn accumulate(&mut self, summed: bool) -> Result<(), StepError> {
+        let skip_below = self.skip_below();
+        if !summed {
+            self.sum_contacts(skip_below);
+        }
+        // A non-finite contribution shows up in some sum; only then look        // A non-finite contribution shows up in some sum; only then look
+        // for the contact that made it.
+        let b = &self.balls;
+        let sums_finite = (0..b.len())
+            .into_par_iter()
+            .with_min_len(4096)
+            .all(|i| b.force[i].is_finite() && b.moment[i].is_finite())
+            && self
+                .walls
+                .iter()
+                .all(|w| w.force.is_finite() && w.moment.is_finite());
+        if !sums_finite {
+            let b = &self.balls;
+            let kin = Kinematics {
+                pos: &b.pos,
+                vel: &b.vel,
+                spin: &b.spin,
+                radius: &b.radius,
+            };
+            for m in &self.models {
+                let st = &m.store;
+                for k in 0..st.len() {
+                    let ap = &apply(
+                        &kin,
+                        &self.walls,
+                        &self.facet_owner,
+                        &st.plane[k],
+                        &st.output[k],
+                        st.end1[k],
+                        st.end2[k],
+                    );
+                    if st.carry[k] >= skip_below
+                        && !(ap.force.is_finite()
+                            && ap.torque1.is_finite()
+                            && ap.torque2.is_finite())
+                    {
+                        return Err(StepError::NonFiniteForce {
+                            contact: st.id[k],
+                            model: m.name.clone(),
+                            step: self.step,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The force sums of balls and walls from the stored contributions,
+    /// after a parallel contact pass.
+    fn sum_contacts(&mut self, skip_below: u8) {
         // The gather needs a per-ball contact index that is rebuilt only
         // once the contact set has stayed the same for a few steps (a
         // packing at rest); while contacts come and go, the serial scatter
@@ -1155,13 +1207,6 @@ impl Simulation {
                 self.gather.build(&self.models, self.balls.len());
             }
         }
-        let need_stiffness = matches!(self.settings.timestep, Timestep::Auto { .. });
-        // With a fixed timestep nobody reads the stiffness sums.
-        let skip_below = if need_stiffness {
-            CARRY_STIFFNESS
-        } else {
-            CARRY_FORCE
-        };
         for w in &mut self.walls {
             w.force = Vec3::ZERO;
             w.moment = Vec3::ZERO;
@@ -1188,37 +1233,6 @@ impl Simulation {
                 wall.moment += ap.torque2;
             }
         }
-        // A non-finite contribution shows up in some sum; only then look
-        // for the contact that made it.
-        let b = &self.balls;
-        let sums_finite = (0..b.len())
-            .into_par_iter()
-            .with_min_len(4096)
-            .all(|i| b.force[i].is_finite() && b.moment[i].is_finite())
-            && self
-                .walls
-                .iter()
-                .all(|w| w.force.is_finite() && w.moment.is_finite());
-        if !sums_finite {
-            for m in &self.models {
-                let st = &m.store;
-                for k in 0..st.len() {
-                    let ap = &st.applied[k];
-                    if st.carry[k] >= skip_below
-                        && !(ap.force.is_finite()
-                            && ap.torque1.is_finite()
-                            && ap.torque2.is_finite())
-                    {
-                        return Err(StepError::NonFiniteForce {
-                            contact: st.id[k],
-                            model: m.name.clone(),
-                            step: self.step,
-                        });
-                    }
-                }
-            }
-        }
-        Ok(())
     }
 
     /// Serial accumulation in (model, slot) order.
@@ -1339,12 +1353,246 @@ impl Simulation {
     }
 }
 
+/// The ball columns contact resolution reads.
+#[derive(Clone, Copy)]
+struct Kinematics<'a> {
+    pos: &'a [Vec3],
+    vel: &'a [Vec3],
+    spin: &'a [Vec3],
+    radius: &'a [f64],
+}
+
+/// The force sums a serial contact pass adds to as it goes.
+struct Sums<'a> {
+    force: &'a mut [Vec3],
+    moment: &'a mut [Vec3],
+    stiffness: &'a mut [f64],
+    /// Force and moment per wall.
+    wall: &'a mut [(Vec3, Vec3)],
+    skip_below: u8,
+}
+
+/// One chunk of a [`ContactStore`]: the same slots of every column.
+struct Chunk<'a> {
+    plane: &'a mut [contact::Plane],
+    setup: &'a mut [contact::Setup],
+    output: &'a mut [ContactOutput],
+    applied: &'a mut [contact::Applied],
+    state: &'a mut [f64],
+    carry: &'a mut [u8],
+    end1: &'a [u32],
+    end2: &'a [u32],
+}
+
+impl ContactStore {
+    /// The store cut into chunks of [`BATCH`] slots.
+    fn chunks(&mut self) -> Vec<Chunk<'_>> {
+        let stride = self.stride;
+        self.plane
+            .chunks_mut(BATCH)
+            .zip(self.setup.chunks_mut(BATCH))
+            .zip(self.output.chunks_mut(BATCH))
+            .zip(self.applied.chunks_mut(BATCH))
+            .zip(self.state.chunks_mut(BATCH * stride))
+            .zip(self.carry.chunks_mut(BATCH))
+            .zip(self.end1.chunks(BATCH).zip(self.end2.chunks(BATCH)))
+            .map(
+                |((((((plane, setup), output), applied), state), carry), (end1, end2))| Chunk {
+                    plane,
+                    setup,
+                    output,
+                    applied,
+                    state,
+                    carry,
+                    end1,
+                    end2,
+                },
+            )
+            .collect()
+    }
+}
+
+/// Buffers a chunk pass reuses from chunk to chunk.
+#[derive(Default)]
+struct Scratch {
+    inputs: Vec<ContactInput>,
+    /// Chunk slot of each input.
+    slots: Vec<u32>,
+    /// The state and last output of the contacts in `slots`, gathered so
+    /// that the model gets them in one call.
+    state: Vec<f64>,
+    output: Vec<ContactOutput>,
+}
+
+/// What every chunk of one model's contacts needs this step.
+struct ChunkPass<'a> {
+    kin: Kinematics<'a>,
+    walls: &'a [Wall],
+    owner: &'a [(u32, u32)],
+    dt: f64,
+    overlap_only: bool,
+    ctx: &'a BatchContext<'a>,
+    batch: talus_sdk::BatchFn,
+    n_state: usize,
+    /// Whether to store what every contact applies, not only what the
+    /// called ones do (after serial passes, which store nothing).
+    store_all: bool,
+}
+
+impl ChunkPass<'_> {
+    /// Resolves the chunk's contacts, calls the model once per run of
+    /// consecutive contacts that need it and stores what each contact
+    /// applies; with `sums`, also adds the chunk's contributions to them in
+    /// slot order. An error carries the slot within the chunk.
+    fn run(
+        &self,
+        ch: Chunk<'_>,
+        scratch: &mut Scratch,
+        sums: Option<&mut Sums<'_>>,
+    ) -> Result<(), (usize, String)> {
+        let Scratch {
+            inputs,
+            slots,
+            state,
+            output,
+        } = scratch;
+        inputs.clear();
+        slots.clear();
+        // Contacts that need their model this step; open contacts the model
+        // has already released are skipped (see `RELEASED`).
+        for k in 0..ch.plane.len() {
+            let input = resolve_one(
+                &self.kin,
+                self.walls,
+                self.owner,
+                &mut ch.plane[k],
+                &ch.setup[k],
+                ch.end1[k],
+                ch.end2[k],
+                self.dt,
+                self.overlap_only,
+            );
+            if let Some(input) = input {
+                inputs.push(input);
+                slots.push(k as u32);
+            }
+        }
+        let n = self.n_state;
+        // One model call for the chunk: in place when every contact takes
+        // part, else on the gathered state of those that do (skipped
+        // contacts interleave with the others, and a call per run of
+        // consecutive slots would cost more than the copies). Outputs hold
+        // nothing the model may read, so they are not gathered.
+        let in_place = slots.len() == ch.plane.len();
+        if !in_place {
+            state.clear();
+            for &k in slots.iter() {
+                let k = k as usize;
+                for j in k * n..(k + 1) * n {
+                    state.push(ch.state[j]);
+                }
+            }
+            output.resize(slots.len(), ContactOutput::default());
+        }
+        if !slots.is_empty() {
+            let (st, out) = if in_place {
+                (&mut ch.state[..slots.len() * n], &mut ch.output[..])
+            } else {
+                (&mut state[..], &mut output[..slots.len()])
+            };
+            let r = (self.batch)(
+                self.ctx,
+                RSlice::from_slice(inputs),
+                RSliceMut::from_mut_slice(st),
+                RSliceMut::from_mut_slice(out),
+            );
+            if let Err(e) = r.into_result() {
+                let i = (e.index as usize).min(slots.len() - 1);
+                return Err((slots[i] as usize, e.message.to_string()));
+            }
+        }
+        let mut sums = sums;
+        let mut next = 0;
+        for k in 0..ch.plane.len() {
+            let called = slots.get(next) == Some(&(k as u32));
+            if called {
+                if !in_place {
+                    for j in 0..n {
+                        ch.state[k * n + j] = state[next * n + j];
+                    }
+                    ch.output[k] = output[next];
+                }
+                next += 1;
+                let status = ch.output[k].status;
+                let released =
+                    self.overlap_only && ch.plane[k].gap > 0.0 && status != STATUS_ACTIVE;
+                let f = &mut ch.setup[k].flags;
+                *f &= !flags::NEW;
+                if released {
+                    *f |= RELEASED;
+                } else {
+                    *f &= !RELEASED;
+                }
+                ch.carry[k] = if status == STATUS_ACTIVE {
+                    CARRY_FORCE
+                } else if status == STATUS_INACTIVE {
+                    CARRY_NOTHING
+                } else {
+                    CARRY_STIFFNESS
+                };
+            }
+            let applied = || {
+                apply(
+                    &self.kin,
+                    self.walls,
+                    self.owner,
+                    &ch.plane[k],
+                    &ch.output[k],
+                    ch.end1[k],
+                    ch.end2[k],
+                )
+            };
+            let Some(sums) = sums.as_mut() else {
+                // For the parallel sums. Skipped contacts apply what their
+                // last call gave; it is stored already, unless serial
+                // passes (which keep nothing) ran since.
+                if called || self.store_all {
+                    ch.applied[k] = applied();
+                }
+                continue;
+            };
+            // The serial sums, in slot order.
+            let carry = ch.carry[k];
+            if carry < sums.skip_below {
+                continue;
+            }
+            let ap = applied();
+            let a = ch.end1[k] as usize;
+            sums.force[a] -= ap.force;
+            sums.moment[a] += ap.torque1;
+            sums.stiffness[a] += ap.stiffness;
+            let e2 = ch.end2[k];
+            if e2 & FACET == 0 {
+                let c = e2 as usize;
+                sums.force[c] += ap.force;
+                sums.moment[c] += ap.torque2;
+                sums.stiffness[c] += ap.stiffness;
+            } else if carry >= CARRY_FORCE {
+                let w = &mut sums.wall[self.owner[(e2 & !FACET) as usize].0 as usize];
+                w.0 += ap.force;
+                w.1 += ap.torque2;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Resolves one contact: contact plane, frame and increments; returns the
-/// model input.
+/// model input, or `None` for an open contact its model has released.
 #[allow(clippy::too_many_arguments)]
 #[inline]
 fn resolve_one(
-    balls: &Balls,
+    kin: &Kinematics<'_>,
     walls: &[Wall],
     owner: &[(u32, u32)],
     plane: &mut contact::Plane,
@@ -1355,12 +1603,8 @@ fn resolve_one(
     overlap_only: bool,
 ) -> Option<ContactInput> {
     let a = a as usize;
-    let ra = balls.radius[a];
-    let e1 = EndMotion {
-        x: balls.pos[a],
-        v: balls.vel[a],
-        w: balls.spin[a],
-    };
+    let ra = kin.radius[a];
+    let xa = kin.pos[a];
     let open_released = overlap_only && setup.flags & RELEASED != 0;
     let (n, gap, xc, e2, region, rb) = if b & FACET != 0 {
         // `wall_gaps` found the closest facet point, its region and the gap
@@ -1370,7 +1614,7 @@ fn resolve_one(
         }
         let (wi, f) = owner[(b & !FACET) as usize];
         let wall = &walls[wi as usize];
-        let (n, gap, xc) = contact::plane_ball_facet(e1.x, ra, plane.xc, wall.normals[f as usize]);
+        let (n, gap, xc) = contact::plane_ball_facet(xa, ra, plane.xc, wall.normals[f as usize]);
         let e2 = if wall.vertex_velocity.is_empty() {
             EndMotion {
                 x: wall.centre,
@@ -1389,25 +1633,26 @@ fn resolve_one(
         (n, gap, xc, e2, plane.region, 0.0)
     } else {
         let b = b as usize;
-        let rb = balls.radius[b];
+        let rb = kin.radius[b];
+        let xb = kin.pos[b];
         if open_released {
             // Still apart? Then nothing changes for the model; the plane of
             // such contacts is refreshed only when it is recorded
             // (`refresh_open_contacts`).
-            let d2 = (balls.pos[b] - e1.x).length_squared();
+            let d2 = (xb - xa).length_squared();
             if d2 > (ra + rb) * (ra + rb) {
                 return None;
             }
         }
-        let (n, gap, xc) = contact::plane_ball_ball(e1.x, ra, balls.pos[b], rb, plane.n);
+        let (n, gap, xc) = contact::plane_ball_ball(xa, ra, xb, rb, plane.n);
         (
             n,
             gap,
             xc,
             EndMotion {
-                x: balls.pos[b],
-                v: balls.vel[b],
-                w: balls.spin[b],
+                x: xb,
+                v: kin.vel[b],
+                w: kin.spin[b],
             },
             0,
             rb,
@@ -1430,6 +1675,11 @@ fn resolve_one(
         plane.initialised = false;
         return Some(input);
     }
+    let e1 = EndMotion {
+        x: xa,
+        v: kin.vel[a],
+        w: kin.spin[a],
+    };
     contact::update_frame(plane, n, e1.w, e2.w, dt);
     contact::increments(plane, &e1, &e2, dt, &mut input);
     Some(input)
@@ -1440,7 +1690,7 @@ fn resolve_one(
 /// still report stiffness for the timestep.
 #[inline]
 fn apply(
-    balls: &Balls,
+    kin: &Kinematics<'_>,
     walls: &[Wall],
     owner: &[(u32, u32)],
     p: &contact::Plane,
@@ -1461,11 +1711,11 @@ fn apply(
     }
     let f = p.n * o.force[0] + p.s * o.force[1] + p.t * o.force[2];
     let mo = p.n * o.moment[0] + p.s * o.moment[1] + p.t * o.moment[2];
-    let x1 = balls.pos[a as usize];
+    let x1 = kin.pos[a as usize];
     let x2 = if b & FACET != 0 {
         walls[owner[(b & !FACET) as usize].0 as usize].centre
     } else {
-        balls.pos[b as usize]
+        kin.pos[b as usize]
     };
     contact::Applied {
         force: f,

@@ -164,6 +164,71 @@ fn dot(a: [f64; 2], b: [f64; 2]) -> f64 {
     a[0] * b[0] + a[1] * b[1]
 }
 
+/// Whether the shear trial force is so far inside the Coulomb limit that
+/// [`coulomb_cap`] would return it unchanged, decided without its square
+/// root: `|trial|^2 < fs_max^2 (1 - 1e-12)` with both sides rounded still
+/// implies `|trial|^2 < fs_max^2` exactly, so the rounded root is at most
+/// `fs_max`. A zero, subnormal or not-a-number limit and a not-a-number
+/// trial answer false (the exact test then decides).
+#[inline(always)]
+fn sure_to_stick(trial: [f64; 2], fs_max: f64) -> bool {
+    let limit2 = fs_max * fs_max;
+    fs_max > 0.0 && limit2 >= f64::MIN_POSITIVE && dot(trial, trial) < limit2 * (1.0 - 1e-12)
+}
+
+/// The Coulomb cap of the shear trial force `trial` at `fs_max`: the new
+/// spring force and 1 if the contact slides, else `trial` and 0.
+#[inline(never)]
+fn coulomb_cap(trial: [f64; 2], fs_max: f64) -> ([f64; 2], f64) {
+    // sqrt of the sum of squares: hypot's overflow guard is not needed at
+    // contact-force magnitudes and costs several times more.
+    let trial_len = dot(trial, trial).sqrt();
+    if trial_len > fs_max {
+        let scale = fs_max / trial_len;
+        ([trial[0] * scale, trial[1] * scale], 1.0)
+    } else {
+        (trial, 0.0)
+    }
+}
+
+/// What the kernel needs of one property set and one timestep, computed
+/// once for a run of contacts: the reciprocals of `dt` and `ks` and the
+/// timestep stiffness.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Prepared {
+    /// The property set.
+    pub props: LinearProps,
+    /// `1 / dt`, or 0 when `dt <= 0` (dashpots off).
+    pub inv_dt: f64,
+    /// `1 / ks`, or 0 when `ks <= 0`.
+    pub inv_ks: f64,
+    /// [`LinearProps::timestep_stiffness`].
+    pub stiffness: f64,
+}
+
+impl Prepared {
+    /// The constants of property set `props` for a timestep `dt` (s).
+    pub fn new(props: &LinearProps, dt: f64) -> Self {
+        Self {
+            props: *props,
+            inv_dt: if dt > 0.0 { 1.0 / dt } else { 0.0 },
+            inv_ks: if props.ks > 0.0 { 1.0 / props.ks } else { 0.0 },
+            stiffness: props.timestep_stiffness(),
+        }
+    }
+
+    /// The dashpot coefficients `(cn, cs)` of a contact of effective mass
+    /// `mass` (N s/m).
+    #[inline]
+    pub fn dashpots(&self, mass: f64) -> (f64, f64) {
+        let p = &self.props;
+        (
+            2.0 * p.dp_nratio * (mass * p.kn).sqrt(),
+            2.0 * p.dp_sratio * (mass * p.ks).sqrt(),
+        )
+    }
+}
+
 /// The force-displacement law of the linear model for one contact and one
 /// timestep (see the module docs for the equations).
 ///
@@ -182,6 +247,22 @@ pub fn force_displacement(
     input: &ContactInput,
     state: &mut LinearState,
 ) -> ContactOutput {
+    let p = Prepared::new(props, dt);
+    force_displacement_with(&p, |m| p.dashpots(m), input, state)
+}
+
+/// [`force_displacement`] with the per-run constants `p` computed already
+/// and the dashpot coefficients `(cn, cs)` taken from `dashpots(mass)`,
+/// which is called only for contacts that carry force (a caller may
+/// remember the coefficients of the last mass it saw).
+#[inline(always)]
+pub fn force_displacement_with(
+    p: &Prepared,
+    dashpots: impl FnOnce(f64) -> (f64, f64),
+    input: &ContactInput,
+    state: &mut LinearState,
+) -> ContactOutput {
+    let props = &p.props;
     if input.flags & flags::NEW != 0 {
         *state = LinearState::default();
     }
@@ -193,7 +274,7 @@ pub fn force_displacement(
         let (status, stiffness) = if suppressed {
             (STATUS_INACTIVE, 0.0)
         } else {
-            (STATUS_COULD_BE_ACTIVE, props.timestep_stiffness())
+            (STATUS_COULD_BE_ACTIVE, p.stiffness)
         };
         return ContactOutput {
             stiffness: [stiffness, 0.0],
@@ -202,12 +283,12 @@ pub fn force_displacement(
         };
     }
 
-    let inv_dt = if dt > 0.0 { 1.0 / dt } else { 0.0 };
+    let inv_dt = p.inv_dt;
+    let (cn, cs) = dashpots(input.mass);
 
     // Normal: absolute linear force plus a dashpot, never tensile in total.
     let overlap = -input.gap;
     let f_linear = props.kn * overlap;
-    let cn = 2.0 * props.dp_nratio * (input.mass * props.kn).sqrt();
     let f_dashpot_n = -cn * input.delta_n * inv_dt;
     let f_normal = (f_linear + f_dashpot_n).max(0.0);
     // The dashpot force that really acted once the no-tension clip applied.
@@ -218,22 +299,17 @@ pub fn force_displacement(
     let fs_old = state.fs;
     let trial = [fs_old[0] - props.ks * ds[0], fs_old[1] - props.ks * ds[1]];
     let fs_max = props.fric * f_linear;
-    // sqrt of the sum of squares: hypot's overflow guard is not needed at
-    // contact-force magnitudes and costs several times more.
-    let trial_len = dot(trial, trial).sqrt();
-    let (fs_new, slipping) = if trial_len > fs_max {
-        let scale = fs_max / trial_len;
-        ([trial[0] * scale, trial[1] * scale], 1.0)
-    } else {
+    let (fs_new, slipping) = if sure_to_stick(trial, fs_max) {
         (trial, 0.0)
+    } else {
+        coulomb_cap(trial, fs_max)
     };
-    let cs = 2.0 * props.dp_sratio * (input.mass * props.ks).sqrt();
     let f_dashpot_s = [-cs * ds[0] * inv_dt, -cs * ds[1] * inv_dt];
 
     // Energies.
     // 0.5 Fl^2 / kn = 0.5 Fl u: no division needed for the normal part.
     let mut e_strain = 0.5 * f_linear * overlap;
-    let inv_ks = if props.ks > 0.0 { 1.0 / props.ks } else { 0.0 };
+    let inv_ks = p.inv_ks;
     e_strain += 0.5 * dot(fs_new, fs_new) * inv_ks;
     let elastic = [
         -(fs_new[0] - fs_old[0]) * inv_ks,
@@ -256,7 +332,7 @@ pub fn force_displacement(
             fs_new[1] + f_dashpot_s[1],
         ],
         moment: [0.0; 3],
-        stiffness: [props.timestep_stiffness(), 0.0],
+        stiffness: [p.stiffness, 0.0],
         status: STATUS_ACTIVE,
         reserved: 0,
     }
@@ -530,6 +606,18 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn quick_stick_test_agrees_with_the_exact_cap(
+            fs_max in prop_oneof![Just(0.0), 1e-300..1e-150f64, 1e-3..1e3f64, 1e150..1e300f64],
+            angle in 0.0..std::f64::consts::TAU,
+            rel in prop_oneof![0.0..2.0f64, (1.0 - 1e-11)..(1.0 + 1e-11)],
+        ) {
+            let trial = [fs_max * rel * angle.cos(), fs_max * rel * angle.sin()];
+            if sure_to_stick(trial, fs_max) {
+                prop_assert_eq!(coulomb_cap(trial, fs_max), (trial, 0.0));
+            }
+        }
+
         #[test]
         fn force_is_finite_and_shear_within_coulomb_plus_dashpot(
             kn in 0.0..1e9f64,

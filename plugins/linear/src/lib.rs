@@ -20,6 +20,8 @@ use talus_sdk::{
     Propagation,
 };
 
+use std::cell::Cell;
+
 use kernel::{LinearProps, LinearState};
 
 /// The linear model for one property set (see [`kernel`] for the physics).
@@ -100,6 +102,45 @@ impl ContactModel for Linear {
         let mut contact = LinearState::load(state);
         *out = kernel::force_displacement(&self.0, dt, input, &mut contact);
         contact.store(state);
+    }
+
+    fn force_displacement_run(
+        &self,
+        dt: f64,
+        inputs: &[ContactInput],
+        state: &mut [f64],
+        n_state: usize,
+        outputs: &mut [ContactOutput],
+        cursor: &Cell<usize>,
+    ) {
+        assert!(
+            n_state == LinearState::SLOTS && state.len() == inputs.len() * n_state,
+            "expected {} state slots per contact",
+            LinearState::SLOTS
+        );
+        let p = kernel::Prepared::new(&self.0, dt);
+        // Contacts of one run mostly share their effective mass (equal
+        // balls), so the two square roots of the dashpot coefficients are
+        // taken again only when the mass changes.
+        let mut memo: Option<(u64, (f64, f64))> = None;
+        let contacts = inputs
+            .iter()
+            .zip(state.chunks_exact_mut(LinearState::SLOTS))
+            .zip(outputs.iter_mut());
+        for (i, ((input, slots), out)) in contacts.enumerate() {
+            cursor.set(i);
+            let mut contact = LinearState::load(slots);
+            let dashpots = |mass: f64| match memo {
+                Some((bits, c)) if bits == mass.to_bits() => c,
+                _ => {
+                    let c = p.dashpots(mass);
+                    memo = Some((mass.to_bits(), c));
+                    c
+                }
+            };
+            *out = kernel::force_displacement_with(&p, dashpots, input, &mut contact);
+            contact.store(slots);
+        }
     }
 }
 

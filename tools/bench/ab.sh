@@ -1,0 +1,19 @@
+#!/bin/bash
+# A/B CPU time of talus builds on one 10k case: runs the binaries alternately, ROUNDS times, and prints the
+# task-clock (perf stat) and the stepping loop's wall time of each run. Keep copies of the binaries you compare
+# (cp target/release/talus /somewhere/talus-old) so that a rebuild cannot change them during the session.
+# usage: tools/bench/ab.sh CASE STEPS THREADS ROUNDS BIN...     e.g. tools/bench/ab.sh dense 3000 1 4 old/talus new/talus
+#   CASE settle|dense (configs/bench/CASE10k.toml); output goes to a scratch folder (OUT, default /tmp/talus-ab).
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+[ $# -ge 5 ] || { sed -n "2,6p" "$0"; exit 2; }
+C=$1 S=$2 T=$3 R=$4; shift 4
+OUT=${OUT:-/tmp/talus-ab}
+for r in $(seq "$R"); do
+  for b in "$@"; do
+    o=$(perf stat -x, -e task-clock "$b" run "$ROOT/configs/bench/${C}10k.toml" --threads "$T" --out "$OUT" --steps "$S" 2>&1)
+    tc=$(echo "$o" | grep task-clock | cut -d, -f1)
+    w=$(echo "$o" | grep "wall time" | awk '{print $3}')
+    echo "$b round=$r cpu_ms=${tc%.*} wall_s=$w"
+  done
+done

@@ -237,6 +237,9 @@ pub struct ContactStore {
     /// Storage per contact in `state`: `max(n_state, 1)`, so that chunks of
     /// the state line up with chunks of contacts even without state.
     pub stride: usize,
+    /// How many contacts have a facet as end2 (the wall stage skips stores
+    /// without any).
+    pub n_facet: usize,
 }
 
 impl ContactStore {
@@ -269,6 +272,7 @@ impl ContactStore {
         self.id.push(id);
         self.end1.push(end1);
         self.end2.push(end2);
+        self.n_facet += usize::from(end2 & crate::cellspace::FACET != 0);
         self.plane.push(Plane::default());
         let facet = if end2 & crate::cellspace::FACET != 0 {
             flags::END2_FACET
@@ -292,7 +296,8 @@ impl ContactStore {
         let last = self.len() - 1;
         self.id.swap_remove(slot);
         self.end1.swap_remove(slot);
-        self.end2.swap_remove(slot);
+        let end2 = self.end2.swap_remove(slot);
+        self.n_facet -= usize::from(end2 & crate::cellspace::FACET != 0);
         self.plane.swap_remove(slot);
         self.setup.swap_remove(slot);
         self.output.swap_remove(slot);

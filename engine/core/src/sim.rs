@@ -855,6 +855,10 @@ impl Simulation {
         let mut overlapping = Vec::with_capacity(self.models.len());
         for m in &mut self.models {
             let st = &mut m.store;
+            if st.n_facet == 0 {
+                overlapping.push(Vec::new());
+                continue;
+            }
             let list: Vec<(u32, bool)> = st
                 .plane
                 .par_iter_mut()
@@ -954,7 +958,11 @@ impl Simulation {
                         region: st.plane[k].region,
                         wp: st.plane[k].xc,
                         carried,
-                        prev_proximity: self.proximity_ids.get(&id).copied().unwrap_or(0),
+                        prev_proximity: if self.proximity_ids.is_empty() {
+                            0
+                        } else {
+                            self.proximity_ids.get(&id).copied().unwrap_or(0)
+                        },
                         model: mi as u16,
                     },
                 });
@@ -975,7 +983,9 @@ impl Simulation {
         });
         let mut rows: Vec<wall_logic::Row> = Vec::new();
         let mut taken_ids: Vec<u64> = Vec::new();
-        let mut scratch: Vec<f64> = Vec::new();
+        let mut state_copy: Vec<f64> = Vec::new();
+        let mut scratch = wall_logic::Scratch::default();
+        let mut decision = wall_logic::Decision::default();
         let mut start = 0;
         while start < entries.len() {
             let key = (entries[start].ball, entries[start].wall);
@@ -999,7 +1009,7 @@ impl Simulation {
             rows.extend(group.iter().map(|e| e.row));
             let x = self.balls.pos[key.0 as usize];
             let r = self.balls.radius[key.0 as usize];
-            let decision = wall_logic::decide(wall, x, &rows);
+            wall_logic::decide_into(wall, x, &rows, &mut scratch, &mut decision);
             // Proximity ids: inherited when unique among this step's, else new.
             let mut pc_ids = Vec::with_capacity(decision.proximity.len());
             for pc in &decision.proximity {
@@ -1021,8 +1031,8 @@ impl Simulation {
                 let n_state = m.store.n_state;
                 let first_into_fresh =
                     t.fresh && !decision.transfers[..ti].iter().any(|u| u.to == t.to);
-                scratch.clear();
-                scratch.extend_from_slice(m.store.state_of(from));
+                state_copy.clear();
+                state_copy.extend_from_slice(m.store.state_of(from));
                 let stride = m.store.stride;
                 let target = &mut m.store.state[to * stride..to * stride + n_state];
                 let rule = m.entry.descriptor.propagation;
@@ -1033,11 +1043,11 @@ impl Simulation {
                             continue;
                         }
                         if first_into_fresh {
-                            target.copy_from_slice(&scratch);
+                            target.copy_from_slice(&state_copy);
                         }
                     }
                     Propagation::Add => {
-                        for (d, s) in target.iter_mut().zip(&scratch) {
+                        for (d, s) in target.iter_mut().zip(&state_copy) {
                             *d += *s;
                         }
                     }
@@ -1058,7 +1068,7 @@ impl Simulation {
                                 })?;
                         callback(
                             RSlice::from_slice(props),
-                            RSlice::from_slice(&scratch),
+                            RSlice::from_slice(&state_copy),
                             RSliceMut::from_mut_slice(target),
                         )
                         .into_result()

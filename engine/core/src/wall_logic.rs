@@ -148,13 +148,43 @@ pub fn segment_crosses_triangle(a: Vec3, b: Vec3, [p, q, r]: [Vec3; 3]) -> Optio
 /// force last step and no longer does, when their facet normals lie within
 /// the cutoff angle and they share a model).
 pub fn decide(wall: &Wall, x: Vec3, rows: &[Row]) -> Decision {
+    let mut out = Decision::default();
+    decide_into(wall, x, rows, &mut Scratch::default(), &mut out);
+    out
+}
+
+/// Work space of [`decide_into`], kept between calls so that deciding
+/// many pairs allocates nothing once it has grown.
+#[derive(Clone, Debug, Default)]
+pub struct Scratch {
+    assoc: Vec<usize>,
+    set: Vec<usize>,
+    roots: Vec<usize>,
+    conflict: Vec<usize>,
+    survivors: Vec<usize>,
+    merge: Vec<usize>,
+    final_carrier: Vec<usize>,
+}
+
+/// [`decide`] into `out` (overwritten), with reused work space.
+pub fn decide_into(wall: &Wall, x: Vec3, rows: &[Row], scratch: &mut Scratch, out: &mut Decision) {
+    let Scratch {
+        assoc,
+        set,
+        roots,
+        conflict,
+        survivors,
+        merge,
+        final_carrier,
+    } = scratch;
     let n = rows.len();
     let full = wall.resolution == Resolution::Full;
     let cos_cut = wall.cutoff_angle.cos() - 1e-12;
     let normal = |i: usize| wall.normals[rows[i].facet as usize];
 
     // Associative links (rules 1-3).
-    let mut assoc: Vec<usize> = (0..n).collect();
+    assoc.clear();
+    assoc.extend(0..n);
     for i in 0..n {
         for j in i + 1..n {
             let (fi, fj) = (rows[i].facet as usize, rows[j].facet as usize);
@@ -163,15 +193,21 @@ pub fn decide(wall: &Wall, x: Vec3, rows: &[Row]) -> Decision {
                 Region::from_code(rows[j].region),
             );
             if wall.shares_feature(fi, ri, fj) || wall.shares_feature(fj, rj, fi) {
-                join(&mut assoc, i, j);
+                join(assoc, i, j);
             }
         }
     }
-    let set: Vec<usize> = (0..n).map(|i| root(&mut assoc, i)).collect();
-    let roots: Vec<usize> = (0..n).filter(|&i| set[i] == i).collect();
+    set.clear();
+    for i in 0..n {
+        let r = root(assoc, i);
+        set.push(r);
+    }
+    roots.clear();
+    roots.extend((0..n).filter(|&i| set[i] == i));
 
     // Segment check among the carriers of the associative logic.
-    let mut conflict: Vec<usize> = (0..n).collect();
+    conflict.clear();
+    conflict.extend(0..n);
     if full {
         for (k, &a) in roots.iter().enumerate() {
             for &b in &roots[k + 1..] {
@@ -184,41 +220,47 @@ pub fn decide(wall: &Wall, x: Vec3, rows: &[Row]) -> Decision {
                     .is_some()
                 };
                 if crosses(a, b) || crosses(b, a) {
-                    join(&mut conflict, a, b);
+                    join(conflict, a, b);
                 }
             }
         }
     }
-    let survivors: Vec<usize> = roots
-        .iter()
-        .copied()
-        .filter(|&a| root(&mut conflict, a) == a)
-        .collect();
+    survivors.clear();
+    for &a in roots.iter() {
+        if root(conflict, a) == a {
+            survivors.push(a);
+        }
+    }
 
     // Proximity contacts: survivors within the cutoff angle merge, then
     // adjacent overlapping facets within the cutoff join.
-    let mut proximity_of: Vec<Option<usize>> = vec![None; n];
-    let mut proximity: Vec<Proximity> = Vec::new();
+    let Decision {
+        carries,
+        linked_to,
+        proximity_of,
+        proximity,
+        transfers,
+    } = out;
+    proximity_of.clear();
+    proximity_of.resize(n, None);
+    proximity.clear();
     if full && survivors.len() > 1 {
-        let mut merge: Vec<usize> = (0..n).collect();
+        merge.clear();
+        merge.extend(0..n);
         for (k, &a) in survivors.iter().enumerate() {
             for &b in &survivors[k + 1..] {
                 if normal(a).dot(normal(b)) >= cos_cut {
-                    join(&mut merge, a, b);
+                    join(merge, a, b);
                 }
             }
         }
-        for &a in &survivors {
-            let r = root(&mut merge, a);
-            if r == a
-                && survivors
-                    .iter()
-                    .any(|&b| b != a && root(&mut merge, b) == a)
-            {
+        for &a in survivors.iter() {
+            let r = root(merge, a);
+            if r == a && survivors.iter().any(|&b| b != a && root(merge, b) == a) {
                 let members: Vec<usize> = survivors
                     .iter()
                     .copied()
-                    .filter(|&b| root(&mut merge, b) == a)
+                    .filter(|&b| root(merge, b) == a)
                     .collect();
                 for &m in &members {
                     proximity_of[m] = Some(proximity.len());
@@ -301,11 +343,14 @@ pub fn decide(wall: &Wall, x: Vec3, rows: &[Row]) -> Decision {
             return i;
         }
     };
-    let mut carries = vec![false; n];
-    let mut linked_to = vec![None; n];
-    let mut final_carrier = vec![0; n];
+    carries.clear();
+    carries.resize(n, false);
+    linked_to.clear();
+    linked_to.resize(n, None);
+    final_carrier.clear();
+    final_carrier.resize(n, 0);
     for i in 0..n {
-        let c = carrier(i, &mut conflict);
+        let c = carrier(i, conflict);
         final_carrier[i] = c;
         if c == i {
             carries[i] = true;
@@ -314,7 +359,7 @@ pub fn decide(wall: &Wall, x: Vec3, rows: &[Row]) -> Decision {
         }
     }
 
-    let mut transfers = Vec::new();
+    transfers.clear();
     if full {
         for to in (0..n).filter(|&i| carries[i]) {
             for from in 0..n {
@@ -332,13 +377,6 @@ pub fn decide(wall: &Wall, x: Vec3, rows: &[Row]) -> Decision {
                 }
             }
         }
-    }
-    Decision {
-        carries,
-        linked_to,
-        proximity_of,
-        proximity,
-        transfers,
     }
 }
 

@@ -125,6 +125,7 @@ impl LinearState {
     ///
     /// # Panics
     /// If `slots` has fewer than [`LinearState::SLOTS`] values.
+    #[inline]
     pub fn load(slots: &[f64]) -> Self {
         Self {
             fn_linear: slots[0],
@@ -140,6 +141,7 @@ impl LinearState {
     ///
     /// # Panics
     /// If `slots` has fewer than [`LinearState::SLOTS`] values.
+    #[inline]
     pub fn store(&self, slots: &mut [f64]) {
         slots[0] = self.fn_linear;
         slots[1] = self.fs[0];

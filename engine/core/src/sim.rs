@@ -412,8 +412,58 @@ impl Simulation {
     /// every model for its probe stiffness. [`Simulation::prepare`] runs it;
     /// callers may run it first to report setup errors on their own.
     pub fn setup(&mut self) -> Result<(), SetupError> {
+        self.check_walls()?;
         self.check_pairings()?;
         self.probe_models()?;
+        Ok(())
+    }
+
+    /// Wall motions that cannot work: a deformation without one velocity
+    /// per vertex, rigid and deformable motion together, a servo without a
+    /// unit direction or with a non-positive gain or speed cap.
+    fn check_walls(&self) -> Result<(), SetupError> {
+        for w in &self.walls {
+            let bad = |message: String| SetupError::Wall {
+                wall: w.name.clone(),
+                message,
+            };
+            if let Some(d) = &w.deform {
+                if d.velocity.len() != w.vertices.len() {
+                    return Err(bad(format!(
+                        "the deformation gives {} vertex velocities for {} vertices",
+                        d.velocity.len(),
+                        w.vertices.len()
+                    )));
+                }
+                if w.motion.velocity != Vec3::ZERO
+                    || w.motion.spin != Vec3::ZERO
+                    || w.servo.is_some()
+                {
+                    return Err(bad("a wall cannot deform and move rigidly at once".into()));
+                }
+                if d.velocity.iter().any(|v| !v.is_finite())
+                    || d.schedule
+                        .iter()
+                        .any(|k| !(k.0.is_finite() && k.1.is_finite()))
+                    || d.schedule.windows(2).any(|k| k[1].0 <= k[0].0)
+                {
+                    return Err(bad(
+                        "the deformation needs finite velocities and schedule times that increase"
+                            .into(),
+                    ));
+                }
+            }
+            if let Some(sv) = &w.servo {
+                let unit = sv.direction.is_finite() && (sv.direction.length() - 1.0).abs() < 1e-9;
+                let positive = |v: f64| v.is_finite() && v > 0.0;
+                if !unit || !positive(sv.gain) || !positive(sv.max_speed) || !sv.target.is_finite()
+                {
+                    return Err(bad(
+                        "the servo needs a unit direction, a finite target and a positive gain and speed cap".into(),
+                    ));
+                }
+            }
+        }
         Ok(())
     }
 

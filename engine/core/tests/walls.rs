@@ -650,3 +650,30 @@ fn a_deforming_box_squeezes_a_packing_and_keeps_it_inside() {
         "the balls were pressed together: {max_active} active contacts"
     );
 }
+
+#[test]
+fn unusable_wall_motions_are_refused_before_step_0() {
+    let mesh = big_facet(RADIUS);
+    let setup = |w: Wall| {
+        let (mut sim, _, wg) = linear_sim(1e-6, [KN, 0.0, 0.0, 0.0, 0.0]);
+        sim.add_wall(w, wg);
+        sim.prepare().map(|_| ()).unwrap_err().to_string()
+    };
+    let short = deforming(&mesh, vec![Vec3::ZERO; 2]);
+    let e = setup(short);
+    assert!(
+        e.contains("'w'") && e.contains("2 vertex velocities for 3 vertices"),
+        "{e}"
+    );
+    let mut both = deforming(&mesh, vec![Vec3::ZERO; 3]);
+    both.motion.velocity = Vec3::X;
+    assert!(setup(both).contains("cannot deform and move rigidly"));
+    let mut servo = wall(&mesh, Resolution::Reduced, 10.0);
+    servo.servo = Some(talus_core::wall::Servo {
+        direction: Vec3::new(0.0, 0.0, 2.0),
+        target: 1.0,
+        gain: 1.0,
+        max_speed: 1.0,
+    });
+    assert!(setup(servo).contains("unit direction"));
+}

@@ -510,6 +510,7 @@ pub(crate) struct DeformSpec {
     pub gradient: Option<S<Vec<S<Vec3<PerS>>>>>,
     pub center: Option<S<Vec3<Meters>>>,
     pub schedule: Option<S<ScheduleSpec>>,
+    pub vertex_velocities: Option<S<String>>,
 }
 
 /// `schedule = { time = [..], factor = [..] }`.

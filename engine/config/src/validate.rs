@@ -1028,7 +1028,7 @@ fn deformation(ctx: &Ctx<'_>, d: &DeformSpec, mesh: &MeshData, table: &str) -> R
         Some(c) => c.get_ref().0,
         None => [0, 1, 2].map(|k| mesh.vertices.iter().map(|v| v[k]).sum::<f64>() / n),
     };
-    let vertex_velocity = mesh
+    let mut vertex_velocity: Vec<[f64; 3]> = mesh
         .vertices
         .iter()
         .map(|x| {
@@ -1036,6 +1036,15 @@ fn deformation(ctx: &Ctx<'_>, d: &DeformSpec, mesh: &MeshData, table: &str) -> R
             [0, 1, 2].map(|i| v0[i] + g[i][0] * r[0] + g[i][1] * r[1] + g[i][2] * r[2])
         })
         .collect();
+    if let Some(file) = &d.vertex_velocities {
+        let path = ctx.existing_path(file, "vertex velocity file", table)?;
+        let bytes = ctx.read(&path, &file.span())?;
+        let rows = vertex_rows(&bytes, mesh)
+            .map_err(|issue| ctx.data_error(&path, &file.span(), issue))?;
+        for (k, v) in rows {
+            vertex_velocity[k] = v;
+        }
+    }
     let mut schedule = Vec::new();
     if let Some(sch) = &d.schedule {
         let spec = sch.get_ref();
@@ -1064,6 +1073,89 @@ fn deformation(ctx: &Ctx<'_>, d: &DeformSpec, mesh: &MeshData, table: &str) -> R
         vertex_velocity,
         schedule,
     })
+}
+
+/// Rows `x y z vx vy vz` (commas or blanks between numbers, `#` starts a
+/// comment) of a vertex velocity file, each matched to the mesh vertex at
+/// that position (within 1e-6 of the mesh's diagonal): (vertex, velocity).
+/// A row that matches no vertex, or a vertex matched twice, is an error
+/// at its line.
+fn vertex_rows(
+    bytes: &[u8],
+    mesh: &MeshData,
+) -> std::result::Result<Vec<(usize, [f64; 3])>, FileIssue> {
+    let text =
+        std::str::from_utf8(bytes).map_err(|_| FileIssue::whole("the file is not UTF-8 text"))?;
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
+    for v in &mesh.vertices {
+        for k in 0..3 {
+            lo[k] = lo[k].min(v[k]);
+            hi[k] = hi[k].max(v[k]);
+        }
+    }
+    let diag = (0..3).map(|k| (hi[k] - lo[k]).powi(2)).sum::<f64>().sqrt();
+    let tol2 = (1e-6 * diag).powi(2);
+    let mut taken = vec![0usize; mesh.vertices.len()];
+    let mut rows = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let n = i + 1;
+        let content = line.split('#').next().unwrap_or("");
+        let fields: Vec<&str> = content
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|f| !f.is_empty())
+            .collect();
+        if fields.is_empty() {
+            continue;
+        }
+        if fields.len() != 6 {
+            return Err(FileIssue::at(
+                n,
+                1,
+                format!(
+                    "expected 6 numbers 'x y z vx vy vz' (m, m/s), found {} fields",
+                    fields.len()
+                ),
+            ));
+        }
+        let mut x = [0.0; 6];
+        for (slot, f) in x.iter_mut().zip(&fields) {
+            *slot = match f.parse::<f64>() {
+                Ok(v) if v.is_finite() => v,
+                _ => return Err(FileIssue::at(n, 1, format!("'{f}' is not a finite number"))),
+            };
+        }
+        let nearest = mesh
+            .vertices
+            .iter()
+            .enumerate()
+            .map(|(k, v)| (k, (0..3).map(|a| (v[a] - x[a]).powi(2)).sum::<f64>()))
+            .min_by(|p, q| p.1.total_cmp(&q.1));
+        match nearest {
+            Some((k, d2)) if d2 <= tol2 => {
+                if taken[k] != 0 {
+                    return Err(FileIssue::at(
+                        n,
+                        1,
+                        format!("this row and line {} name the same vertex", taken[k]),
+                    ));
+                }
+                taken[k] = n;
+                rows.push((k, [x[3], x[4], x[5]]));
+            }
+            _ => {
+                return Err(FileIssue::at(
+                    n,
+                    1,
+                    format!(
+                        "no mesh vertex at ({}, {}, {}); positions must match a vertex of the wall",
+                        x[0], x[1], x[2]
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(rows)
 }
 
 /// `[walls.servo]`: the direction is normalised; a stress becomes a force

@@ -142,3 +142,51 @@ fn bad_deform_and_servo_tables_are_located_and_explained() {
         assert_at(&e, &text, at, &[words]);
     }
 }
+
+#[test]
+fn vertex_velocity_files_override_the_field_at_matching_vertices() {
+    let dir = TempDir::new("vertex-velocities");
+    dir.write(
+        "moves.csv",
+        "# x y z vx vy vz\n1, 2, 3, 0, 0, -1\n0 0 3.0000000001 0.5 0 0  # rounded in export\n",
+    );
+    let text =
+        wall_with("[walls.deform]\nvelocity = [0, 0.25, 0]\nvertex_velocities = \"moves.csv\"\n");
+    let cfg = dir.write("c.toml", &text);
+    let w = talus_config::load(&cfg).unwrap().walls.remove(0);
+    let d = w.deform.unwrap();
+    for (v, x) in d.vertex_velocity.iter().zip(&w.mesh.vertices) {
+        let expected = if *x == [1.0, 2.0, 3.0] {
+            [0.0, 0.0, -1.0]
+        } else if *x == [0.0, 0.0, 3.0] {
+            [0.5, 0.0, 0.0]
+        } else {
+            [0.0, 0.25, 0.0]
+        };
+        assert_eq!(*v, expected, "vertex {x:?}");
+    }
+
+    for (rows, line, words) in [
+        (
+            "1 2 3 0 0 0\n0.5 0.5 0.5 1 1 1\n",
+            2,
+            "no mesh vertex at (0.5, 0.5, 0.5)",
+        ),
+        (
+            "1 2 3 0 0 0\n1 2 3 1 1 1\n",
+            2,
+            "this row and line 1 name the same vertex",
+        ),
+        ("1 2 3 0 0\n", 1, "expected 6 numbers"),
+        ("1 2 3 0 0 x\n", 1, "'x' is not a finite number"),
+    ] {
+        dir.write("moves.csv", rows);
+        let e = talus_config::load(&cfg).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::DataFile, "{e}");
+        let text = e.to_string();
+        assert!(
+            text.contains(&format!("moves.csv:{line}:")) && text.contains(words),
+            "{text}"
+        );
+    }
+}

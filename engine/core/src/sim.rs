@@ -1307,18 +1307,12 @@ impl Simulation {
                 if st.carry[k] < skip_below {
                     continue;
                 }
-                let ap = &st.applied[k];
-                let a = st.end1[k] as usize;
-                b.force[a] -= ap.force;
-                b.moment[a] += ap.torque1;
-                b.stiffness[a] += ap.stiffness;
-                let e2 = st.end2[k];
-                if e2 & FACET == 0 {
-                    let c = e2 as usize;
-                    b.force[c] += ap.force;
-                    b.moment[c] += ap.torque2;
-                    b.stiffness[c] += ap.stiffness;
-                }
+                add_to_balls(
+                    (&mut b.force, &mut b.moment, &mut b.stiffness),
+                    &st.applied[k],
+                    st.end1[k],
+                    st.end2[k],
+                );
             }
         }
     }
@@ -1627,23 +1621,42 @@ impl ChunkPass<'_> {
                 continue;
             }
             let ap = applied();
-            let a = ch.end1[k] as usize;
-            sums.force[a] -= ap.force;
-            sums.moment[a] += ap.torque1;
-            sums.stiffness[a] += ap.stiffness;
             let e2 = ch.end2[k];
-            if e2 & FACET == 0 {
-                let c = e2 as usize;
-                sums.force[c] += ap.force;
-                sums.moment[c] += ap.torque2;
-                sums.stiffness[c] += ap.stiffness;
-            } else if carry >= CARRY_FORCE {
+            add_to_balls(
+                (&mut *sums.force, &mut *sums.moment, &mut *sums.stiffness),
+                &ap,
+                ch.end1[k],
+                e2,
+            );
+            if e2 & FACET != 0 && carry >= CARRY_FORCE {
                 let w = &mut sums.wall[self.owner[(e2 & !FACET) as usize].0 as usize];
                 w.0 += ap.force;
                 w.1 += ap.torque2;
             }
         }
         Ok(())
+    }
+}
+
+/// Adds what one contact applies to the sums of its ball ends: the one
+/// place both serial paths (fused into the contact pass, and the scatter)
+/// add, so they make the same additions in the same order.
+#[inline]
+fn add_to_balls(
+    (force, moment, stiffness): (&mut [Vec3], &mut [Vec3], &mut [f64]),
+    ap: &contact::Applied,
+    end1: u32,
+    end2: u32,
+) {
+    let a = end1 as usize;
+    force[a] -= ap.force;
+    moment[a] += ap.torque1;
+    stiffness[a] += ap.stiffness;
+    if end2 & FACET == 0 {
+        let c = end2 as usize;
+        force[c] += ap.force;
+        moment[c] += ap.torque2;
+        stiffness[c] += ap.stiffness;
     }
 }
 

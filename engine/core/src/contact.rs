@@ -222,13 +222,9 @@ pub struct ContactStore {
     pub setup: Vec<Setup>,
     /// Model output of the current step.
     pub output: Vec<ContactOutput>,
-    /// What each contact applies to its ends this step, kept for the
-    /// parallel force sums only (a serial pass sums as it goes and leaves
-    /// this column stale).
-    pub applied: Vec<Applied>,
-    /// One byte per contact: whether `applied` holds nothing (0), only a
-    /// timestep stiffness (1) or a force (2), so the serial accumulation
-    /// skips idle contacts without touching their `applied` entry.
+    /// One byte per contact: whether it puts nothing (0), only a timestep
+    /// stiffness (1) or a force (2) on its ends this step, so that passes
+    /// over the contacts skip idle ones without reading their output.
     pub carry: Vec<u8>,
     /// Model state, `stride` values per contact (the first `n_state` used).
     pub state: Vec<f64>,
@@ -240,6 +236,9 @@ pub struct ContactStore {
     /// How many contacts have a facet as end2 (the wall stage skips stores
     /// without any).
     pub n_facet: usize,
+    /// Set whenever a contact is added or removed (slots changed); the
+    /// contact pass clears it once it has re-planned its segments.
+    pub changed: bool,
 }
 
 impl ContactStore {
@@ -269,6 +268,7 @@ impl ContactStore {
 
     /// Appends a contact with zeroed state; returns its slot.
     pub fn push(&mut self, id: u64, end1: u32, end2: u32, prop_set: u32, mass: f64) -> usize {
+        self.changed = true;
         self.id.push(id);
         self.end1.push(end1);
         self.end2.push(end2);
@@ -285,7 +285,6 @@ impl ContactStore {
             flags: flags::NEW | facet,
         });
         self.output.push(ContactOutput::default());
-        self.applied.push(Applied::default());
         self.carry.push(0);
         self.state.extend(std::iter::repeat_n(0.0, self.stride));
         self.id.len() - 1
@@ -293,6 +292,7 @@ impl ContactStore {
 
     /// Removes the contact in `slot`; the last contact moves into it.
     pub fn swap_remove(&mut self, slot: usize) {
+        self.changed = true;
         let last = self.len() - 1;
         self.id.swap_remove(slot);
         self.end1.swap_remove(slot);
@@ -301,7 +301,6 @@ impl ContactStore {
         self.plane.swap_remove(slot);
         self.setup.swap_remove(slot);
         self.output.swap_remove(slot);
-        self.applied.swap_remove(slot);
         self.carry.swap_remove(slot);
         let n = self.stride;
         if slot != last {

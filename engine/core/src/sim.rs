@@ -7,10 +7,12 @@
 //! 3. contact detection in the cell space (re-binning only pieces that left
 //!    their cell extent; contacts created in sorted pair order, so ids are
 //!    the same for any thread count);
-//! 4. contact resolution (plane, frame, increments) in parallel chunks, then
-//!    the wall logic (associative links) serially;
-//! 5. force-displacement: one plugin call per chunk of [`BATCH`] contacts;
-//! 6. force accumulation onto balls and walls, serially in slot order.
+//! 4. ball-facet gaps in parallel, then the wall logic (associative links)
+//!    serially;
+//! 5. one pass over chunks of [`BATCH`] contacts: contact resolution
+//!    (plane, frame, increments), one plugin call per chunk, and the force
+//!    sums onto balls and walls (in segments of chunks with more than one
+//!    thread, see `Simulation::resolve_and_forces`).
 //!
 //! Every parallel stage computes per-contact or per-ball values that do not
 //! depend on other items of the same stage, and every sum is taken in a
@@ -26,6 +28,7 @@ use crate::wall::Wall;
 use crate::wall_logic;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
+use std::marker::PhantomData;
 use talus_sdk::abi_stable::std_types::{RSlice, RSliceMut};
 use talus_sdk::{
     flags, BatchContext, ContactInput, ContactOutput, ModelEntry, Propagation, STATUS_ACTIVE,
@@ -129,59 +132,6 @@ pub enum BodyRef {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GroupName(pub String);
 
-/// Per-ball index of contacts for the parallel force gather: for ball `i`,
-/// `entries[start[i]..start[i + 1]]` packs (model << 33 | slot << 1 | end),
-/// end 0 for end1 and 1 for end2, in (model, slot) order.
-#[derive(Clone, Debug, Default)]
-struct Gather {
-    start: Vec<u32>,
-    entries: Vec<u64>,
-    valid: bool,
-    stable_steps: u32,
-}
-
-impl Gather {
-    fn invalidate(&mut self) {
-        self.valid = false;
-        self.stable_steps = 0;
-    }
-
-    fn build(&mut self, models: &[ModelRuntime], n_balls: usize) {
-        self.start.clear();
-        self.start.resize(n_balls + 1, 0);
-        for m in models {
-            for k in 0..m.store.len() {
-                self.start[m.store.end1[k] as usize + 1] += 1;
-                let e2 = m.store.end2[k];
-                if e2 & FACET == 0 {
-                    self.start[e2 as usize + 1] += 1;
-                }
-            }
-        }
-        for i in 0..n_balls {
-            self.start[i + 1] += self.start[i];
-        }
-        let mut fill: Vec<u32> = self.start[..n_balls].to_vec();
-        self.entries.clear();
-        self.entries.resize(self.start[n_balls] as usize, 0);
-        for (mi, m) in models.iter().enumerate() {
-            for k in 0..m.store.len() {
-                let base = (mi as u64) << 33 | (k as u64) << 1;
-                let a = m.store.end1[k] as usize;
-                self.entries[fill[a] as usize] = base;
-                fill[a] += 1;
-                let e2 = m.store.end2[k];
-                if e2 & FACET == 0 {
-                    let c = e2 as usize;
-                    self.entries[fill[c] as usize] = base | 1;
-                    fill[c] += 1;
-                }
-            }
-        }
-        self.valid = true;
-    }
-}
-
 /// A DEM model: balls, walls, contact models and their contacts.
 pub struct Simulation {
     /// Global settings.
@@ -206,10 +156,10 @@ pub struct Simulation {
     wall_info: FxHashMap<(u16, u32), (u64, u64)>,
     cells: Option<CellSpace>,
     candidates: Vec<(u32, u32)>,
-    gather: Gather,
-    /// Whether every contact's [`ContactStore::applied`] is up to date;
-    /// serial contact passes sum as they go and store nothing.
-    applied_stored: bool,
+    /// Per-segment buffers of the contact pass, reused from step to step.
+    segments: Vec<Segment>,
+    /// Per model: the segment of each ball's first contact.
+    first_touch: Vec<FirstTouch>,
     next_contact_id: u64,
     /// Per ball: the stiffness of one just-touching contact with the
     /// stiffest model its group is assigned (N/m), the floor of its
@@ -256,8 +206,8 @@ impl Simulation {
             wall_info: FxHashMap::default(),
             cells: None,
             candidates: Vec::new(),
-            gather: Gather::default(),
-            applied_stored: true,
+            segments: Vec::new(),
+            first_touch: Vec::new(),
             next_contact_id: 1,
             k_probe: Vec::new(),
             step: 0,
@@ -586,8 +536,8 @@ impl Simulation {
             Timestep::Fixed(dt) => dt,
             Timestep::Auto { safety } => self.auto_timestep(safety)?,
         };
-        let summed = self.resolve_and_forces(0.0)?;
-        self.accumulate(summed)?;
+        self.resolve_and_forces(0.0)?;
+        self.check_sums()?;
         Ok(())
     }
 
@@ -632,8 +582,8 @@ impl Simulation {
             })?;
         }
         self.detect();
-        let summed = self.resolve_and_forces(dt)?;
-        self.accumulate(summed)?;
+        self.resolve_and_forces(dt)?;
+        self.check_sums()?;
         // Servo walls choose the velocity of the next step from this
         // step's load.
         for w in &mut self.walls {
@@ -739,7 +689,6 @@ impl Simulation {
                     continue;
                 }
                 self.contact_map.remove(&pair_key(a, b));
-                self.gather.invalidate();
                 st.swap_remove(slot);
                 if slot < st.len() {
                     let key = pair_key(st.end1[slot], st.end2[slot]);
@@ -772,27 +721,32 @@ impl Simulation {
             let st = &mut self.models[m as usize].store;
             let slot = st.push(id, a, b, set, mc);
             self.contact_map.insert(key, (m, slot as u32));
-            self.gather.invalidate();
         }
         self.candidates = cand;
     }
 
-    /// Contact resolution, wall logic and force-displacement.
+    /// Contact resolution, wall logic, force-displacement and force sums.
     ///
     /// The wall logic needs the gaps of all ball-facet contacts before any
     /// of them reaches its model, so it runs first on those contacts alone
     /// (a small share); then one pass per chunk of [`BATCH`] contacts
-    /// resolves the geometry, calls the model once for the chunk and
-    /// converts the result to global force and moments, while the chunk's
-    /// data is still in cache. Chunks run in parallel; on one thread they
-    /// run in slot order and also add their contributions to the force
-    /// sums (the same additions in the same order as
-    /// [`Simulation::accumulate`]'s scatter), so the sums need no second
-    /// pass over the contacts. Returns whether the sums were made.
-    fn resolve_and_forces(&mut self, dt: f64) -> Result<bool, StepError> {
+    /// resolves the geometry, calls the model once for the chunk, converts
+    /// the result to global force and moments and adds them to the sums of
+    /// the ends while the chunk's data is still in cache.
+    ///
+    /// # Determinism
+    /// Every ball sums its contributions in (model, slot) order. With more
+    /// than one thread, each model's chunks are cut into consecutive
+    /// segments, one per thread. A segment adds directly to the balls that
+    /// no earlier segment touches (it lists the ends of the earlier slots
+    /// first, a cheap scan); contributions to the other balls, and to walls
+    /// after the first segment, wait in a list that is added once all
+    /// segments are done, in segment order. That is the order of the serial
+    /// pass, so the sums have the same bits for any thread count.
+    fn resolve_and_forces(&mut self, dt: f64) -> Result<(), StepError> {
         let overlapping = self.wall_gaps();
         self.wall_logic(&overlapping)?;
-        let serial = rayon::current_num_threads() == 1;
+        let threads = rayon::current_num_threads();
         let skip_below = self.skip_below();
         let b = &mut self.balls;
         let kin = Kinematics {
@@ -801,26 +755,22 @@ impl Simulation {
             spin: &b.spin,
             radius: &b.radius,
         };
-        let mut wall_sums = Vec::new();
-        let mut sums = if serial {
-            b.force.fill(Vec3::ZERO);
-            b.moment.fill(Vec3::ZERO);
-            b.stiffness.fill(0.0);
-            wall_sums.resize(self.walls.len(), (Vec3::ZERO, Vec3::ZERO));
-            Some(Sums {
-                force: &mut b.force,
-                moment: &mut b.moment,
-                stiffness: &mut b.stiffness,
-                wall: &mut wall_sums,
-                skip_below,
-            })
-        } else {
-            None
+        b.force.fill(Vec3::ZERO);
+        b.moment.fill(Vec3::ZERO);
+        b.stiffness.fill(0.0);
+        let columns = Columns {
+            force: SharedColumn::new(&mut b.force),
+            moment: SharedColumn::new(&mut b.moment),
+            stiffness: SharedColumn::new(&mut b.stiffness),
         };
+        let mut wall_sums = vec![(Vec3::ZERO, Vec3::ZERO); self.walls.len()];
         let walls = &self.walls;
         let owner = &self.facet_owner;
         let step = self.step;
-        for m in &mut self.models {
+        let n_balls = b.pos.len();
+        self.first_touch
+            .resize_with(self.models.len(), FirstTouch::default);
+        for (mi, m) in self.models.iter_mut().enumerate() {
             // Models active only under overlap need no frame or increments
             // while the gap is open: their state is reset then anyway, and
             // a contact that closes starts a fresh frame.
@@ -842,28 +792,69 @@ impl Simulation {
                 ctx: &ctx,
                 batch: m.entry.batch,
                 n_state,
-                store_all: !self.applied_stored,
+                skip_below,
             };
-            let failure = if let Some(sums) = sums.as_mut() {
-                let mut scratch = Scratch::default();
-                let mut failure = None;
-                for (c, chunk) in st.chunks().into_iter().enumerate() {
-                    if let Err((k, message)) = pass.run(chunk, &mut scratch, Some(sums)) {
-                        failure = Some((c * BATCH + k, message));
-                        break;
+            // Several segments per thread, so that threads that finish
+            // early take more (the machine's cores are rarely equal).
+            let n_chunks = st.len().div_ceil(BATCH);
+            let n_seg = if threads == 1 {
+                1
+            } else {
+                (SEGMENTS_PER_THREAD * threads)
+                    .min(n_chunks)
+                    .min(u8::MAX as usize)
+            }
+            .max(1);
+            if self.segments.len() < n_seg {
+                self.segments.resize_with(n_seg, Segment::default);
+            }
+            // Segment k holds chunks bounds[k]..bounds[k + 1].
+            let bounds: Vec<usize> = (0..=n_seg).map(|k| k * n_chunks / n_seg).collect();
+            let first = &mut self.first_touch[mi];
+            if n_seg > 1 && (st.changed || first.n_seg != n_seg || first.first.len() != n_balls) {
+                first.plan(st, &bounds, n_balls);
+                st.changed = false;
+            }
+            let first = &first.first[..];
+            let (chunks, _, _) = st.chunks();
+            let mut groups: Vec<Vec<Chunk<'_>>> = Vec::with_capacity(n_seg);
+            let mut rest = chunks.into_iter();
+            for k in 0..n_seg {
+                groups.push(rest.by_ref().take(bounds[k + 1] - bounds[k]).collect());
+            }
+            let mut first_wall = Some(&mut wall_sums[..]);
+            let jobs: Vec<_> = groups
+                .into_iter()
+                .zip(self.segments.iter_mut())
+                .enumerate()
+                .map(|(k, (group, seg))| (k, group, seg, first_wall.take()))
+                .collect();
+            let run_segment = |(k, group, seg, wall): SegmentJob<'_, '_, '_>| {
+                let Segment { scratch, deferred } = seg;
+                deferred.clear();
+                let start = bounds[k] * BATCH;
+                let mut sums = Sums {
+                    columns,
+                    wall,
+                    earlier: (k > 0).then_some((first, k as u8)),
+                    deferred,
+                };
+                for (c, chunk) in group.into_iter().enumerate() {
+                    if let Err((i, message)) = pass.run(chunk, scratch, &mut sums) {
+                        return Some((start + c * BATCH + i, message));
                     }
                 }
-                failure
+                None
+            };
+            let failure = if n_seg == 1 {
+                jobs.into_iter().map(run_segment).next().flatten()
             } else {
-                st.chunks()
+                let failures: Vec<_> = jobs
                     .into_par_iter()
-                    .enumerate()
-                    .map_init(Scratch::default, |scratch, (c, chunk)| {
-                        pass.run(chunk, scratch, None)
-                            .err()
-                            .map(|(k, message)| (c * BATCH + k, message))
-                    })
-                    .reduce(|| None, |x, y| x.or(y))
+                    .with_max_len(1)
+                    .map(run_segment)
+                    .collect();
+                failures.into_iter().flatten().next()
             };
             if let Some((k, message)) = failure {
                 return Err(StepError::Model {
@@ -873,15 +864,28 @@ impl Simulation {
                     message,
                 });
             }
-        }
-        self.applied_stored = !serial;
-        if serial {
-            for (w, (force, moment)) in self.walls.iter_mut().zip(wall_sums) {
-                w.force = force;
-                w.moment = moment;
+            // The held-back contributions, in slot order.
+            for seg in &self.segments[1..n_seg] {
+                for d in &seg.deferred {
+                    let i = d.target as usize;
+                    match d.end {
+                        End::Wall => {
+                            let w = &mut wall_sums[i];
+                            w.0 += d.force;
+                            w.1 += d.torque;
+                        }
+                        // SAFETY: the segments have finished; this loop is
+                        // the only one adding.
+                        end => unsafe { columns.add(i, end, d.force, d.torque, d.stiffness) },
+                    }
+                }
             }
         }
-        Ok(serial)
+        for (w, (force, moment)) in self.walls.iter_mut().zip(wall_sums) {
+            w.force = force;
+            w.moment = moment;
+        }
+        Ok(())
     }
 
     /// The least [`ContactStore::carry`] a contact needs to enter the sums:
@@ -909,68 +913,77 @@ impl Simulation {
                 overlapping.push(Vec::new());
                 continue;
             }
-            let list: Vec<(u32, bool)> = st
+            // A plain loop per chunk: most contacts are ball-ball and cost
+            // only the read of their end2.
+            let lists: Vec<Vec<(u32, bool)>> = st
                 .plane
-                .par_iter_mut()
-                .zip(st.setup.par_iter_mut())
-                .zip(st.end1.par_iter().zip(st.end2.par_iter()))
+                .par_chunks_mut(BATCH)
+                .zip(st.setup.par_chunks_mut(BATCH))
+                .zip(st.end1.par_chunks(BATCH).zip(st.end2.par_chunks(BATCH)))
                 .enumerate()
-                .with_min_len(BATCH)
-                .filter_map(|(k, ((plane, setup), (&a, &b)))| {
-                    if b & FACET == 0 {
-                        return None;
-                    }
-                    let carried = setup.flags & CARRIED != 0;
-                    setup.flags &= !CARRIED;
-                    let (wi, f) = owner[(b & !FACET) as usize];
-                    let wall = &walls[wi as usize];
-                    let x = balls.pos[a as usize];
-                    if setup.flags & RELEASED != 0 {
-                        // Open and released by its model: only whether it
-                        // closes matters. A ball that cannot reach the
-                        // facet's bounding sphere within the facet plane
-                        // (footprint radius sqrt(R^2 - d^2) around the
-                        // foot of the centre) stays open; its exact plane
-                        // is refreshed only for output.
-                        let (c, rho) = wall.spheres[f as usize];
-                        let nf = wall.normals[f as usize];
-                        let ra = balls.radius[a as usize];
-                        let d = nf.dot(x - c);
-                        let reach = ra * ra - d * d;
-                        if reach <= 0.0 || {
-                            let s = reach.sqrt() + rho;
-                            (x - nf * d - c).length_squared() >= s * s
-                        } {
-                            plane.gap = f64::INFINITY;
-                            return None;
+                .map(|(ci, ((planes, setups), (end1, end2)))| {
+                    let mut list = Vec::new();
+                    for (k, &b) in end2.iter().enumerate() {
+                        if b & FACET == 0 {
+                            continue;
                         }
-                    }
-                    let [p, q, r] = wall.corners(f as usize);
-                    let was_overlapping = plane.gap < 0.0;
-                    let (xf, region) = closest_point_triangle(x, p, q, r);
-                    plane.gap = (xf - x).length() - balls.radius[a as usize];
-                    // The side is chosen when the ball starts to overlap the
-                    // facet and kept while it overlaps, so a ball entering
-                    // through an inactive side passes without force.
-                    if !(was_overlapping && plane.gap < 0.0) {
-                        if wall.side_active(f as usize, x) {
-                            setup.flags &= !SIDE_OFF;
+                        let (plane, setup, a) = (&mut planes[k], &mut setups[k], end1[k]);
+                        let carried = setup.flags & CARRIED != 0;
+                        setup.flags &= !CARRIED;
+                        let (wi, f) = owner[(b & !FACET) as usize];
+                        let wall = &walls[wi as usize];
+                        let x = balls.pos[a as usize];
+                        if setup.flags & RELEASED != 0 {
+                            // Open and released by its model: only whether it
+                            // closes matters. A ball that cannot reach the
+                            // facet's bounding sphere within the facet plane
+                            // (footprint radius sqrt(R^2 - d^2) around the
+                            // foot of the centre) stays open; its exact plane
+                            // is refreshed only for output.
+                            let (c, rho) = wall.spheres[f as usize];
+                            let nf = wall.normals[f as usize];
+                            let ra = balls.radius[a as usize];
+                            let d = nf.dot(x - c);
+                            let reach = ra * ra - d * d;
+                            if reach <= 0.0 || {
+                                let s = reach.sqrt() + rho;
+                                (x - nf * d - c).length_squared() >= s * s
+                            } {
+                                plane.gap = f64::INFINITY;
+                                continue;
+                            }
+                        }
+                        let [p, q, r] = wall.corners(f as usize);
+                        let was_overlapping = plane.gap < 0.0;
+                        let (xf, region) = closest_point_triangle(x, p, q, r);
+                        plane.gap = (xf - x).length() - balls.radius[a as usize];
+                        // The side is chosen when the ball starts to overlap the
+                        // facet and kept while it overlaps, so a ball entering
+                        // through an inactive side passes without force.
+                        if !(was_overlapping && plane.gap < 0.0) {
+                            if wall.side_active(f as usize, x) {
+                                setup.flags &= !SIDE_OFF;
+                            } else {
+                                setup.flags |= SIDE_OFF;
+                            }
+                        }
+                        if setup.flags & SIDE_OFF != 0 {
+                            setup.flags |= flags::SUPPRESSED;
                         } else {
-                            setup.flags |= SIDE_OFF;
+                            setup.flags &= !flags::SUPPRESSED;
+                        }
+                        plane.region = region.code();
+                        // Kept for contact resolution this step, which turns
+                        // it into the contact location.
+                        plane.xc = xf;
+                        if plane.gap < 0.0 && setup.flags & SIDE_OFF == 0 {
+                            list.push(((ci * BATCH + k) as u32, carried));
                         }
                     }
-                    if setup.flags & SIDE_OFF != 0 {
-                        setup.flags |= flags::SUPPRESSED;
-                    } else {
-                        setup.flags &= !flags::SUPPRESSED;
-                    }
-                    plane.region = region.code();
-                    // Kept for contact resolution this step, which turns
-                    // it into the contact location.
-                    plane.xc = xf;
-                    (plane.gap < 0.0 && setup.flags & SIDE_OFF == 0).then_some((k as u32, carried))
+                    list
                 })
                 .collect();
+            let list = lists.concat();
             overlapping.push(list);
         }
         overlapping
@@ -982,6 +995,7 @@ impl Simulation {
     /// in full mode, moves state between contacts by each model's
     /// propagation rule.
     fn wall_logic(&mut self, overlapping: &[Vec<(u32, bool)>]) -> Result<usize, StepError> {
+        #[derive(Clone, Copy)]
         struct Entry {
             ball: u32,
             wall: u32,
@@ -1025,12 +1039,32 @@ impl Simulation {
             return Ok(0);
         }
         let mut pairs = 0;
-        entries.sort_unstable_by(|x, y| {
-            (x.ball, x.wall)
-                .cmp(&(y.ball, y.wall))
-                .then(x.row.gap.total_cmp(&y.row.gap))
-                .then(x.row.facet.cmp(&y.row.facet))
-        });
+        // Ordered by (ball, wall), then gap and facet within a pair: the
+        // pairs by a sort of small keys (moving the entries costs more than
+        // comparing them), the few pairs with several contacts after.
+        let mut order: Vec<(u64, u32)> = entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| ((e.ball as u64) << 32 | e.wall as u64, i as u32))
+            .collect();
+        order.sort_unstable();
+        let mut entries: Vec<Entry> = order.iter().map(|&(_, i)| entries[i as usize]).collect();
+        let mut start = 0;
+        while start < order.len() {
+            let mut end = start + 1;
+            while end < order.len() && order[end].0 == order[start].0 {
+                end += 1;
+            }
+            if end - start > 1 {
+                entries[start..end].sort_unstable_by(|x, y| {
+                    x.row
+                        .gap
+                        .total_cmp(&y.row.gap)
+                        .then(x.row.facet.cmp(&y.row.facet))
+                });
+            }
+            start = end;
+        }
         let mut rows: Vec<wall_logic::Row> = Vec::new();
         let mut taken_ids: Vec<u64> = Vec::new();
         let mut state_copy: Vec<f64> = Vec::new();
@@ -1196,161 +1230,51 @@ impl Simulation {
             .unwrap_or((0, 0))
     }
 
-    /// Sums what contacts apply onto balls and walls, in slot order, unless
-    /// the contact pass made the sums already (`summed`); then checks them.
-    fn accumulate(&mut self, summed: bool) -> Result<(), StepError> {
-        let skip_below = self.skip_below();
-        if !summed {
-            self.sum_contacts(skip_below);
-        }
-        // A non-finite contribution shows up in some sum; only then look        // A non-finite contribution shows up in some sum; only then look
-        // for the contact that made it.
+    /// Checks the force sums of the step: a non-finite contribution shows
+    /// up in some sum, and only then are the contacts searched for the one
+    /// that made it.
+    fn check_sums(&self) -> Result<(), StepError> {
         let b = &self.balls;
-        let sums_finite = (0..b.len())
-            .into_par_iter()
-            .with_min_len(4096)
-            .all(|i| b.force[i].is_finite() && b.moment[i].is_finite())
+        let sums_finite = all_finite(&b.force)
+            && all_finite(&b.moment)
             && self
                 .walls
                 .iter()
                 .all(|w| w.force.is_finite() && w.moment.is_finite());
-        if !sums_finite {
-            let b = &self.balls;
-            let kin = Kinematics {
-                pos: &b.pos,
-                vel: &b.vel,
-                spin: &b.spin,
-                radius: &b.radius,
-            };
-            for m in &self.models {
-                let st = &m.store;
-                for k in 0..st.len() {
-                    let ap = &apply(
-                        &kin,
-                        &self.walls,
-                        &self.facet_owner,
-                        &st.plane[k],
-                        &st.output[k],
-                        st.end1[k],
-                        st.end2[k],
-                    );
-                    if st.carry[k] >= skip_below
-                        && !(ap.force.is_finite()
-                            && ap.torque1.is_finite()
-                            && ap.torque2.is_finite())
-                    {
-                        return Err(StepError::NonFiniteForce {
-                            contact: st.id[k],
-                            model: m.name.clone(),
-                            step: self.step,
-                        });
-                    }
+        if sums_finite {
+            return Ok(());
+        }
+        let skip_below = self.skip_below();
+        let kin = Kinematics {
+            pos: &b.pos,
+            vel: &b.vel,
+            spin: &b.spin,
+            radius: &b.radius,
+        };
+        for m in &self.models {
+            let st = &m.store;
+            for k in 0..st.len() {
+                let ap = &apply(
+                    &kin,
+                    &self.walls,
+                    &self.facet_owner,
+                    &st.plane[k],
+                    &st.output[k],
+                    st.end1[k],
+                    st.end2[k],
+                );
+                if st.carry[k] >= skip_below
+                    && !(ap.force.is_finite() && ap.torque1.is_finite() && ap.torque2.is_finite())
+                {
+                    return Err(StepError::NonFiniteForce {
+                        contact: st.id[k],
+                        model: m.name.clone(),
+                        step: self.step,
+                    });
                 }
             }
         }
         Ok(())
-    }
-
-    /// The force sums of balls and walls from the stored contributions,
-    /// after a parallel contact pass.
-    fn sum_contacts(&mut self, skip_below: u8) {
-        // The gather needs a per-ball contact index that is rebuilt only
-        // once the contact set has stayed the same for a few steps (a
-        // packing at rest); while contacts come and go, the serial scatter
-        // is cheaper than rebuilding the index every step.
-        // On one thread the scatter is faster (it reads each contact once,
-        // in order); the gather pays off when threads can share it.
-        let parallel = rayon::current_num_threads() > 1;
-        if parallel && !self.gather.valid {
-            self.gather.stable_steps += 1;
-            if self.gather.stable_steps >= 8 {
-                self.gather.build(&self.models, self.balls.len());
-            }
-        }
-        for w in &mut self.walls {
-            w.force = Vec3::ZERO;
-            w.moment = Vec3::ZERO;
-        }
-        // Both paths add the contributions of each ball in (model, slot)
-        // order, so they give the same bits, whatever the thread count.
-        if parallel && self.gather.valid {
-            self.accumulate_gather(skip_below);
-        } else {
-            self.accumulate_scatter(skip_below);
-        }
-        // Walls, serially; only ball-facet contacts are read.
-        for m in &self.models {
-            let st = &m.store;
-            for k in 0..st.len() {
-                let e2 = st.end2[k];
-                if e2 & FACET == 0 || st.carry[k] < CARRY_FORCE {
-                    continue;
-                }
-                let ap = &st.applied[k];
-                let (w, _) = self.facet_owner[(e2 & !FACET) as usize];
-                let wall = &mut self.walls[w as usize];
-                wall.force += ap.force;
-                wall.moment += ap.torque2;
-            }
-        }
-    }
-
-    /// Serial accumulation in (model, slot) order.
-    fn accumulate_scatter(&mut self, skip_below: u8) {
-        let b = &mut self.balls;
-        b.force.fill(Vec3::ZERO);
-        b.moment.fill(Vec3::ZERO);
-        b.stiffness.fill(0.0);
-        for m in &self.models {
-            let st = &m.store;
-            for k in 0..st.len() {
-                if st.carry[k] < skip_below {
-                    continue;
-                }
-                add_to_balls(
-                    (&mut b.force, &mut b.moment, &mut b.stiffness),
-                    &st.applied[k],
-                    st.end1[k],
-                    st.end2[k],
-                );
-            }
-        }
-    }
-
-    /// Parallel accumulation: every ball sums its own contacts, listed in
-    /// (model, slot) order by the gather index.
-    fn accumulate_gather(&mut self, skip_below: u8) {
-        let models = &self.models;
-        let g = &self.gather;
-        let b = &mut self.balls;
-        b.force
-            .par_iter_mut()
-            .zip(b.moment.par_iter_mut())
-            .zip(b.stiffness.par_iter_mut())
-            .enumerate()
-            .with_min_len(1024)
-            .for_each(|(i, ((force, moment), stiffness))| {
-                let (mut f, mut mo, mut k) = (Vec3::ZERO, Vec3::ZERO, 0.0);
-                for &e in &g.entries[g.start[i] as usize..g.start[i + 1] as usize] {
-                    let st = &models[(e >> 33) as usize].store;
-                    let slot = (e >> 1 & 0xffff_ffff) as usize;
-                    if st.carry[slot] < skip_below {
-                        continue;
-                    }
-                    let ap = &st.applied[slot];
-                    if e & 1 == 0 {
-                        f -= ap.force;
-                        mo += ap.torque1;
-                    } else {
-                        f += ap.force;
-                        mo += ap.torque2;
-                    }
-                    k += ap.stiffness;
-                }
-                *force = f;
-                *moment = mo;
-                *stiffness = k;
-            });
     }
 
     /// Brings the contact plane (location, normal, gap) of open contacts
@@ -1416,14 +1340,219 @@ struct Kinematics<'a> {
     radius: &'a [f64],
 }
 
-/// The force sums a serial contact pass adds to as it goes.
+/// A column of per-ball sums that the segments of a contact pass add to at
+/// the same time, each to balls that no other segment adds to directly.
+struct SharedColumn<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+impl<T> Clone for SharedColumn<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for SharedColumn<'_, T> {}
+
+// SAFETY: the column is only reached through `Columns::add`, whose callers
+// guarantee that no two threads reach the same element at the same time.
+unsafe impl<T: Send> Send for SharedColumn<'_, T> {}
+unsafe impl<T: Send> Sync for SharedColumn<'_, T> {}
+
+impl<'a, T> SharedColumn<'a, T> {
+    fn new(column: &'a mut [T]) -> Self {
+        SharedColumn {
+            ptr: column.as_mut_ptr(),
+            len: column.len(),
+            _borrow: PhantomData,
+        }
+    }
+
+    /// # Safety
+    /// No other reference to element `i` may be in use while the returned
+    /// one is.
+    #[inline]
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn at(&self, i: usize) -> &mut T {
+        assert!(i < self.len, "ball index {i} out of range");
+        // SAFETY: in bounds (checked above); exclusivity is the caller's.
+        unsafe { &mut *self.ptr.add(i) }
+    }
+}
+
+/// The force, moment and stiffness sums of the balls.
+#[derive(Clone, Copy)]
+struct Columns<'a> {
+    force: SharedColumn<'a, Vec3>,
+    moment: SharedColumn<'a, Vec3>,
+    stiffness: SharedColumn<'a, f64>,
+}
+
+impl Columns<'_> {
+    /// Adds a contribution to ball `i`.
+    ///
+    /// # Safety
+    /// No other thread may add to ball `i` during the call.
+    #[inline]
+    unsafe fn add(&self, i: usize, end: End, force: Vec3, torque: Vec3, stiffness: f64) {
+        // SAFETY: the caller's guarantee.
+        let sums = unsafe { (self.force.at(i), self.moment.at(i), self.stiffness.at(i)) };
+        add_end(sums, end, force, torque, stiffness);
+    }
+}
+
+/// Which end of a contact a contribution goes to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum End {
+    /// end1, a ball: it gets minus the contact force.
+    One,
+    /// end2, a ball: it gets the contact force.
+    Two,
+    /// end2, a wall facet: the wall's sums get the contact force.
+    Wall,
+}
+
+/// The one place a contribution is added to a ball's sums, so that direct
+/// and held-back additions make the same operations.
+#[inline]
+fn add_end(
+    (f, mo, k): (&mut Vec3, &mut Vec3, &mut f64),
+    end: End,
+    force: Vec3,
+    torque: Vec3,
+    stiffness: f64,
+) {
+    if end == End::One {
+        *f -= force;
+    } else {
+        *f += force;
+    }
+    *mo += torque;
+    *k += stiffness;
+}
+
+/// A contribution held back until the segments before it are done.
+#[derive(Clone, Copy, Debug)]
+struct Deferred {
+    /// Ball index, or wall index for [`End::Wall`].
+    target: u32,
+    end: End,
+    force: Vec3,
+    torque: Vec3,
+    stiffness: f64,
+}
+
+/// Buffers of one segment of the contact pass.
+#[derive(Default)]
+struct Segment {
+    scratch: Scratch,
+    deferred: Vec<Deferred>,
+}
+
+/// One segment's work: its index, its chunks, its buffers and, for the
+/// first segment, the wall sums.
+type SegmentJob<'c, 's, 'w> = (
+    usize,
+    Vec<Chunk<'c>>,
+    &'s mut Segment,
+    Option<&'w mut [(Vec3, Vec3)]>,
+);
+
+/// Segments of the parallel contact pass per thread.
+const SEGMENTS_PER_THREAD: usize = 4;
+
+/// For each ball, the first segment of one model's contact pass that has a
+/// contact with it; re-planned only when contacts come or go or the
+/// segmentation changes.
+#[derive(Default)]
+struct FirstTouch {
+    first: Vec<u8>,
+    n_seg: usize,
+}
+
+impl FirstTouch {
+    /// Plans `store` cut into the segments of chunk bounds `bounds`.
+    fn plan(&mut self, store: &ContactStore, bounds: &[usize], n_balls: usize) {
+        self.first.clear();
+        self.first.resize(n_balls, u8::MAX);
+        self.n_seg = bounds.len() - 1;
+        for k in 0..self.n_seg {
+            let slots = bounds[k] * BATCH..(bounds[k + 1] * BATCH).min(store.len());
+            for (&a, &b) in store.end1[slots.clone()].iter().zip(&store.end2[slots]) {
+                let fa = &mut self.first[a as usize];
+                *fa = (*fa).min(k as u8);
+                if b & FACET == 0 {
+                    let fb = &mut self.first[b as usize];
+                    *fb = (*fb).min(k as u8);
+                }
+            }
+        }
+    }
+}
+
+/// Whether every component of every vector is finite: `x * 0` is a zero
+/// of either sign for a finite `x` and NaN otherwise, so with the sign bit
+/// shifted out the OR of the bits is zero exactly when all are finite (a
+/// loop without branches).
+fn all_finite(v: &[Vec3]) -> bool {
+    let bits = |x: f64| (x * 0.0).to_bits() << 1;
+    v.iter()
+        .fold(0u64, |acc, x| acc | bits(x.x) | bits(x.y) | bits(x.z))
+        == 0
+}
+
+/// Where one segment of the contact pass adds what its contacts apply.
 struct Sums<'a> {
-    force: &'a mut [Vec3],
-    moment: &'a mut [Vec3],
-    stiffness: &'a mut [f64],
-    /// Force and moment per wall.
-    wall: &'a mut [(Vec3, Vec3)],
-    skip_below: u8,
+    columns: Columns<'a>,
+    /// Force and moment per wall; `None` after the first segment, whose
+    /// wall contributions are held back.
+    wall: Option<&'a mut [(Vec3, Vec3)]>,
+    /// The first segment of every ball and this segment's index; `None`
+    /// for the first segment, which adds everything directly.
+    earlier: Option<(&'a [u8], u8)>,
+    deferred: &'a mut Vec<Deferred>,
+}
+
+impl Sums<'_> {
+    #[inline]
+    fn ball(&mut self, i: u32, end: End, force: Vec3, torque: Vec3, stiffness: f64) {
+        if let Some((first, k)) = self.earlier {
+            if first[i as usize] != k {
+                self.deferred.push(Deferred {
+                    target: i,
+                    end,
+                    force,
+                    torque,
+                    stiffness,
+                });
+                return;
+            }
+        }
+        // SAFETY: ball `i`'s first segment is this one, so no other segment
+        // adds to it directly while the segments run (later ones hold back
+        // what they add).
+        unsafe { self.columns.add(i as usize, end, force, torque, stiffness) };
+    }
+
+    #[inline]
+    fn wall(&mut self, w: u32, force: Vec3, torque: Vec3) {
+        match self.wall.as_mut() {
+            Some(sums) => {
+                let s = &mut sums[w as usize];
+                s.0 += force;
+                s.1 += torque;
+            }
+            None => self.deferred.push(Deferred {
+                target: w,
+                end: End::Wall,
+                force,
+                torque,
+                stiffness: 0.0,
+            }),
+        }
+    }
 }
 
 /// One chunk of a [`ContactStore`]: the same slots of every column.
@@ -1431,7 +1560,6 @@ struct Chunk<'a> {
     plane: &'a mut [contact::Plane],
     setup: &'a mut [contact::Setup],
     output: &'a mut [ContactOutput],
-    applied: &'a mut [contact::Applied],
     state: &'a mut [f64],
     carry: &'a mut [u8],
     end1: &'a [u32],
@@ -1439,30 +1567,32 @@ struct Chunk<'a> {
 }
 
 impl ContactStore {
-    /// The store cut into chunks of [`BATCH`] slots.
-    fn chunks(&mut self) -> Vec<Chunk<'_>> {
+    /// The store cut into chunks of [`BATCH`] slots, with the whole end
+    /// columns.
+    fn chunks(&mut self) -> (Vec<Chunk<'_>>, &[u32], &[u32]) {
         let stride = self.stride;
-        self.plane
+        let (end1, end2) = (&self.end1[..], &self.end2[..]);
+        let chunks = self
+            .plane
             .chunks_mut(BATCH)
             .zip(self.setup.chunks_mut(BATCH))
             .zip(self.output.chunks_mut(BATCH))
-            .zip(self.applied.chunks_mut(BATCH))
             .zip(self.state.chunks_mut(BATCH * stride))
             .zip(self.carry.chunks_mut(BATCH))
-            .zip(self.end1.chunks(BATCH).zip(self.end2.chunks(BATCH)))
+            .zip(end1.chunks(BATCH).zip(end2.chunks(BATCH)))
             .map(
-                |((((((plane, setup), output), applied), state), carry), (end1, end2))| Chunk {
+                |(((((plane, setup), output), state), carry), (end1, end2))| Chunk {
                     plane,
                     setup,
                     output,
-                    applied,
                     state,
                     carry,
                     end1,
                     end2,
                 },
             )
-            .collect()
+            .collect();
+        (chunks, end1, end2)
     }
 }
 
@@ -1488,21 +1618,19 @@ struct ChunkPass<'a> {
     ctx: &'a BatchContext<'a>,
     batch: talus_sdk::BatchFn,
     n_state: usize,
-    /// Whether to store what every contact applies, not only what the
-    /// called ones do (after serial passes, which store nothing).
-    store_all: bool,
+    /// The least [`ContactStore::carry`] a contact needs to enter the sums.
+    skip_below: u8,
 }
 
 impl ChunkPass<'_> {
-    /// Resolves the chunk's contacts, calls the model once per run of
-    /// consecutive contacts that need it and stores what each contact
-    /// applies; with `sums`, also adds the chunk's contributions to them in
-    /// slot order. An error carries the slot within the chunk.
+    /// Resolves the chunk's contacts, calls the model once for those that
+    /// need it and adds what each contact applies to `sums`, in slot order.
+    /// An error carries the slot within the chunk.
     fn run(
         &self,
         ch: Chunk<'_>,
         scratch: &mut Scratch,
-        sums: Option<&mut Sums<'_>>,
+        sums: &mut Sums<'_>,
     ) -> Result<(), (usize, String)> {
         let Scratch {
             inputs,
@@ -1542,9 +1670,7 @@ impl ChunkPass<'_> {
             state.clear();
             for &k in slots.iter() {
                 let k = k as usize;
-                for j in k * n..(k + 1) * n {
-                    state.push(ch.state[j]);
-                }
+                state.extend_from_slice(&ch.state[k * n..(k + 1) * n]);
             }
             output.resize(slots.len(), ContactOutput::default());
         }
@@ -1565,15 +1691,12 @@ impl ChunkPass<'_> {
                 return Err((slots[i] as usize, e.message.to_string()));
             }
         }
-        let mut sums = sums;
         let mut next = 0;
         for k in 0..ch.plane.len() {
             let called = slots.get(next) == Some(&(k as u32));
             if called {
                 if !in_place {
-                    for j in 0..n {
-                        ch.state[k * n + j] = state[next * n + j];
-                    }
+                    ch.state[k * n..(k + 1) * n].copy_from_slice(&state[next * n..(next + 1) * n]);
                     ch.output[k] = output[next];
                 }
                 next += 1;
@@ -1595,68 +1718,28 @@ impl ChunkPass<'_> {
                     CARRY_STIFFNESS
                 };
             }
-            let applied = || {
-                apply(
-                    &self.kin,
-                    self.walls,
-                    self.owner,
-                    &ch.plane[k],
-                    &ch.output[k],
-                    ch.end1[k],
-                    ch.end2[k],
-                )
-            };
-            let Some(sums) = sums.as_mut() else {
-                // For the parallel sums. Skipped contacts apply what their
-                // last call gave; it is stored already, unless serial
-                // passes (which keep nothing) ran since.
-                if called || self.store_all {
-                    ch.applied[k] = applied();
-                }
-                continue;
-            };
-            // The serial sums, in slot order.
             let carry = ch.carry[k];
-            if carry < sums.skip_below {
+            if carry < self.skip_below {
                 continue;
             }
-            let ap = applied();
-            let e2 = ch.end2[k];
-            add_to_balls(
-                (&mut *sums.force, &mut *sums.moment, &mut *sums.stiffness),
-                &ap,
+            let ap = apply(
+                &self.kin,
+                self.walls,
+                self.owner,
+                &ch.plane[k],
+                &ch.output[k],
                 ch.end1[k],
-                e2,
+                ch.end2[k],
             );
-            if e2 & FACET != 0 && carry >= CARRY_FORCE {
-                let w = &mut sums.wall[self.owner[(e2 & !FACET) as usize].0 as usize];
-                w.0 += ap.force;
-                w.1 += ap.torque2;
+            sums.ball(ch.end1[k], End::One, ap.force, ap.torque1, ap.stiffness);
+            let e2 = ch.end2[k];
+            if e2 & FACET == 0 {
+                sums.ball(e2, End::Two, ap.force, ap.torque2, ap.stiffness);
+            } else if carry >= CARRY_FORCE {
+                sums.wall(self.owner[(e2 & !FACET) as usize].0, ap.force, ap.torque2);
             }
         }
         Ok(())
-    }
-}
-
-/// Adds what one contact applies to the sums of its ball ends: the one
-/// place both serial paths (fused into the contact pass, and the scatter)
-/// add, so they make the same additions in the same order.
-#[inline]
-fn add_to_balls(
-    (force, moment, stiffness): (&mut [Vec3], &mut [Vec3], &mut [f64]),
-    ap: &contact::Applied,
-    end1: u32,
-    end2: u32,
-) {
-    let a = end1 as usize;
-    force[a] -= ap.force;
-    moment[a] += ap.torque1;
-    stiffness[a] += ap.stiffness;
-    if end2 & FACET == 0 {
-        let c = end2 as usize;
-        force[c] += ap.force;
-        moment[c] += ap.torque2;
-        stiffness[c] += ap.stiffness;
     }
 }
 
@@ -1809,8 +1892,9 @@ mod tests {
     use super::*;
     use crate::balls::BallInit;
 
-    /// A compressed lattice of balls under gravity, with the linear model.
-    fn packed() -> Simulation {
+    /// A compressed lattice of n x n x 8 balls under gravity, with the
+    /// linear model (n odd or not a multiple of 7919).
+    fn packed(n: usize) -> Simulation {
         let mut sim = Simulation::new(Settings {
             gravity: Vec3::new(0.0, 0.0, -9.81),
             timestep: Timestep::Auto { safety: 0.5 },
@@ -1821,68 +1905,66 @@ mod tests {
         let entry = (root.models())().into_iter().next().unwrap();
         let m = sim.add_model(entry);
         sim.assign(g, g, m, vec![1e5, 5e4, 0.5, 0.1, 0.1]).unwrap();
-        for i in 0..8 {
-            for j in 0..8 {
-                for k in 0..8 {
-                    let jitter = ((i * 7 + j * 13 + k * 29) % 11) as f64 * 1e-6;
-                    sim.add_ball(BallInit {
-                        pos: Vec3::new(i as f64, j as f64, k as f64) * 1.98e-3
-                            + Vec3::splat(jitter),
-                        radius: 1e-3,
-                        density: 2500.0,
-                        velocity: Vec3::ZERO,
-                        spin: Vec3::ZERO,
-                        group: g,
-                        damping: 0.0,
-                        fixity: Default::default(),
-                    })
-                    .unwrap();
-                }
-            }
+        // Balls in a scrambled order (a stride prime to the count), so that
+        // each ball's contacts lie far apart in the store.
+        let total = n * n * 8;
+        for q in 0..total {
+            let p = q * 7919 % total;
+            let (i, j, k) = (p / (8 * n), p / 8 % n, p % 8);
+            let jitter = ((i * 7 + j * 13 + k * 29) % 11) as f64 * 1e-6;
+            sim.add_ball(BallInit {
+                pos: Vec3::new(i as f64, j as f64, k as f64) * 1.98e-3 + Vec3::splat(jitter),
+                radius: 1e-3,
+                density: 2500.0,
+                velocity: Vec3::ZERO,
+                spin: Vec3::ZERO,
+                group: g,
+                damping: 0.0,
+                fixity: Default::default(),
+            })
+            .unwrap();
         }
         sim.prepare().unwrap();
         sim
     }
 
-    #[test]
-    fn gather_and_scatter_give_the_same_bits() {
-        // The gather runs only with more than one thread.
+    /// The step-by-step force sums of `packed(n)` on a pool of `threads`,
+    /// and how many contributions the parallel pass held back.
+    fn sums_on(threads: usize, n: usize, steps: usize) -> (Vec<Vec<u64>>, usize) {
         let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
+            .num_threads(threads)
             .build()
             .unwrap();
-        pool.install(gather_and_scatter_agree);
+        pool.install(|| {
+            let mut sim = packed(n);
+            let mut held = 0;
+            let mut bits = Vec::new();
+            for _ in 0..steps {
+                sim.cycle().unwrap();
+                held += sim.segments.iter().map(|s| s.deferred.len()).sum::<usize>();
+                let b = &sim.balls;
+                let mut v = Vec::new();
+                for i in 0..b.len() {
+                    v.extend(b.force[i].to_array().map(f64::to_bits));
+                    v.extend(b.moment[i].to_array().map(f64::to_bits));
+                    v.push(b.stiffness[i].to_bits());
+                }
+                bits.push(v);
+            }
+            (bits, held)
+        })
     }
 
-    fn gather_and_scatter_agree() {
-        let mut a = packed();
-        let mut b = packed();
-        let mut gathered = 0;
-        for _ in 0..200 {
-            a.cycle().unwrap();
-            // Keep `b` on the scatter path for the whole run.
-            b.gather.invalidate();
-            b.cycle().unwrap();
-            gathered += a.gather.valid as usize;
-            assert!(!b.gather.valid);
-            for i in 0..a.balls.len() {
-                assert_eq!(
-                    a.balls.force[i].to_array().map(f64::to_bits),
-                    b.balls.force[i].to_array().map(f64::to_bits)
-                );
-                assert_eq!(
-                    a.balls.moment[i].to_array().map(f64::to_bits),
-                    b.balls.moment[i].to_array().map(f64::to_bits)
-                );
-                assert_eq!(
-                    a.balls.stiffness[i].to_bits(),
-                    b.balls.stiffness[i].to_bits()
-                );
-            }
+    #[test]
+    fn segmented_sums_have_the_bits_of_the_serial_pass() {
+        // 24 x 24 x 8 balls make several chunks of contacts, so 2 and 3
+        // threads cut them into segments that share balls.
+        let (serial, none) = sums_on(1, 24, 40);
+        assert_eq!(none, 0);
+        for threads in [2, 3, 4, 7] {
+            let (parallel, held) = sums_on(threads, 24, 40);
+            assert!(held > 0, "{threads} threads held nothing back");
+            assert!(serial == parallel, "{threads} threads changed the sums");
         }
-        assert!(
-            gathered > 20,
-            "the gather path ran in only {gathered} steps"
-        );
     }
 }

@@ -45,6 +45,9 @@ pub struct CellSpace {
     facet_range: Vec<CellRange>,
     /// Pieces re-binned since the last call to [`CellSpace::candidates`].
     moved: Vec<u32>,
+    /// The same as marks per ball and per facet.
+    ball_moved: Vec<bool>,
+    facet_moved: Vec<bool>,
     /// How many re-binnings happened (for statistics).
     pub rebins: u64,
 }
@@ -78,6 +81,8 @@ impl CellSpace {
             facet_extent: Vec::new(),
             facet_range: Vec::new(),
             moved: Vec::new(),
+            ball_moved: Vec::new(),
+            facet_moved: Vec::new(),
             rebins: 0,
         }
     }
@@ -134,6 +139,7 @@ impl CellSpace {
         self.ball_range.push(r);
         self.bin(index, r);
         self.moved.push(index);
+        self.ball_moved.push(true);
     }
 
     /// Adds facet `global` (must equal the number of facets added so far).
@@ -145,15 +151,22 @@ impl CellSpace {
         self.facet_range.push(r);
         self.bin(FACET | index, r);
         self.moved.push(FACET | index);
+        self.facet_moved.push(true);
     }
 
-    /// Re-bins ball `i` if its centre moved more than the tolerance since
-    /// it was last binned; returns whether it did. The cell extent then
-    /// still contains the ball's extent.
+    /// Whether ball `i` with its centre at `centre` needs re-binning: its
+    /// centre moved more than the tolerance since it was last binned.
+    #[inline]
+    pub fn must_rebin(&self, i: usize, centre: Vec3) -> bool {
+        let (c0, _) = self.ball_ref[i];
+        (centre - c0).length_squared() > self.tolerance * self.tolerance
+    }
+
+    /// Re-bins ball `i` if [`CellSpace::must_rebin`]; returns whether it
+    /// did. The cell extent then still contains the ball's extent.
     #[inline]
     pub fn update_ball(&mut self, i: usize, centre: Vec3, radius: f64) -> bool {
-        let (c0, _) = self.ball_ref[i];
-        if (centre - c0).length_squared() <= self.tolerance * self.tolerance {
+        if !self.must_rebin(i, centre) {
             return false;
         }
         self.ball_ref[i] = (centre, radius + self.tolerance);
@@ -167,6 +180,7 @@ impl CellSpace {
         self.ball_extent[i] = ce;
         self.ball_range[i] = r;
         self.moved.push(i as u32);
+        self.ball_moved[i] = true;
         self.rebins += 1;
         true
     }
@@ -186,6 +200,7 @@ impl CellSpace {
         self.facet_extent[g] = ce;
         self.facet_range[g] = r;
         self.moved.push(FACET | g as u32);
+        self.facet_moved[g] = true;
         self.rebins += 1;
         true
     }
@@ -193,6 +208,18 @@ impl CellSpace {
     /// Whether anything was re-binned since the last [`CellSpace::candidates`].
     pub fn any_moved(&self) -> bool {
         !self.moved.is_empty()
+    }
+
+    /// Whether a piece was re-binned since the last
+    /// [`CellSpace::candidates`]; only pairs with such a piece can have
+    /// stopped being [`CellSpace::near`].
+    #[inline]
+    pub fn moved(&self, piece: u32) -> bool {
+        if piece & FACET != 0 {
+            self.facet_moved[(piece & !FACET) as usize]
+        } else {
+            self.ball_moved[piece as usize]
+        }
     }
 
     /// Cell extent of a piece reference.
@@ -253,6 +280,13 @@ impl CellSpace {
                     out.push(pair);
                 }
             });
+        }
+        for &p in &moved {
+            if p & FACET != 0 {
+                self.facet_moved[(p & !FACET) as usize] = false;
+            } else {
+                self.ball_moved[p as usize] = false;
+            }
         }
         self.moved = moved;
         self.moved.clear();

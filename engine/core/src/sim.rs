@@ -160,6 +160,8 @@ pub struct Simulation {
     segments: Vec<Segment>,
     /// Per model: the segment of each ball's first contact.
     first_touch: Vec<FirstTouch>,
+    /// Per ball: moved out of its cell extent in the last law of motion.
+    rebin: Vec<bool>,
     next_contact_id: u64,
     /// Per ball: the stiffness of one just-touching contact with the
     /// stiffest model its group is assigned (N/m), the floor of its
@@ -208,6 +210,7 @@ impl Simulation {
             candidates: Vec::new(),
             segments: Vec::new(),
             first_touch: Vec::new(),
+            rebin: Vec::new(),
             next_contact_id: 1,
             k_probe: Vec::new(),
             step: 0,
@@ -604,6 +607,8 @@ impl Simulation {
     fn motion(&mut self, dt: f64) -> Result<(), StepError> {
         let g = self.settings.gravity;
         let b = &mut self.balls;
+        let cells = self.cells.as_ref();
+        self.rebin.resize(b.pos.len(), true);
         let (pos, vel, spin, (force, moment, inv_mass, inv_inertia), (damping, fixity)) = (
             &mut b.pos,
             &mut b.vel,
@@ -615,9 +620,10 @@ impl Simulation {
             .par_iter_mut()
             .zip(vel.par_iter_mut())
             .zip(spin.par_iter_mut())
+            .zip(self.rebin.par_iter_mut())
             .enumerate()
             .with_min_len(2048)
-            .map(|(i, ((x, v), w))| {
+            .map(|(i, (((x, v), w), rebin))| {
                 let a = damping[i];
                 let fix = fixity[i];
                 let (im, ii) = (inv_mass[i], inv_inertia[i]);
@@ -642,6 +648,8 @@ impl Simulation {
                 }
                 let xn = *x + vn * dt;
                 (*x, *v, *w) = (xn, vn, wn);
+                // Whether contact detection must re-bin the ball.
+                *rebin = cells.is_none_or(|c| c.must_rebin(i, xn));
                 if xn.is_finite() && wn.is_finite() {
                     usize::MAX
                 } else {
@@ -666,7 +674,9 @@ impl Simulation {
         let Some(cells) = self.cells.as_mut() else {
             return;
         };
-        for i in 0..self.balls.len() {
+        // The law of motion has flagged the balls that left their cell
+        // extent.
+        for (i, _) in self.rebin.iter().enumerate().filter(|(_, &r)| r) {
             cells.update_ball(i, self.balls.pos[i], self.balls.radius[i]);
         }
         for (g, &(w, f)) in self.facet_owner.iter().enumerate() {
@@ -685,7 +695,7 @@ impl Simulation {
             while slot > 0 {
                 slot -= 1;
                 let (a, b) = (st.end1[slot], st.end2[slot]);
-                if cells.near(a, b) {
+                if !(cells.moved(a) || cells.moved(b)) || cells.near(a, b) {
                     continue;
                 }
                 self.contact_map.remove(&pair_key(a, b));

@@ -1876,7 +1876,13 @@ fn apply(
         };
     }
     let f = p.n * o.force[0] + p.s * o.force[1] + p.t * o.force[2];
-    let mo = p.n * o.moment[0] + p.s * o.moment[1] + p.t * o.moment[2];
+    // Models without moments (most) spare the second rotation to global
+    // axes.
+    let mo = if o.moment == [0.0; 3] {
+        Vec3::ZERO
+    } else {
+        p.n * o.moment[0] + p.s * o.moment[1] + p.t * o.moment[2]
+    };
     let x1 = kin.pos[a as usize];
     let x2 = if b & FACET != 0 {
         walls[owner[(b & !FACET) as usize].0 as usize].centre

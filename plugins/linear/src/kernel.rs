@@ -125,7 +125,7 @@ impl LinearState {
     ///
     /// # Panics
     /// If `slots` has fewer than [`LinearState::SLOTS`] values.
-    #[inline]
+    #[inline(always)]
     pub fn load(slots: &[f64]) -> Self {
         Self {
             fn_linear: slots[0],
@@ -141,7 +141,7 @@ impl LinearState {
     ///
     /// # Panics
     /// If `slots` has fewer than [`LinearState::SLOTS`] values.
-    #[inline]
+    #[inline(always)]
     pub fn store(&self, slots: &mut [f64]) {
         slots[0] = self.fn_linear;
         slots[1] = self.fs[0];

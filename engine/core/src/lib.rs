@@ -14,6 +14,7 @@
 
 #![warn(missing_docs)]
 
+mod awake;
 pub mod balls;
 pub mod cellspace;
 pub mod contact;

@@ -18,6 +18,7 @@
 //! depend on other items of the same stage, and every sum is taken in a
 //! fixed order, so a run gives the same bits with any number of threads.
 
+use crate::awake::Spinners;
 use crate::balls::{BallInit, Balls};
 use crate::cellspace::{CellSpace, FACET};
 use crate::contact::{self, ContactStore, EndMotion};
@@ -576,6 +577,7 @@ impl Simulation {
         self.step += 1;
         self.time += dt;
         self.motion(dt)?;
+        let awake = Spinners::start();
         for w in &mut self.walls {
             w.advance(dt, start).map_err(|fault| StepError::Wall {
                 wall: w.name.clone(),
@@ -585,7 +587,9 @@ impl Simulation {
             })?;
         }
         self.detect();
+        drop(awake);
         self.resolve_and_forces(dt)?;
+        let _awake = Spinners::start();
         self.check_sums()?;
         // Servo walls choose the velocity of the next step from this
         // step's load.
@@ -755,7 +759,9 @@ impl Simulation {
     /// pass, so the sums have the same bits for any thread count.
     fn resolve_and_forces(&mut self, dt: f64) -> Result<(), StepError> {
         let overlapping = self.wall_gaps();
+        let awake = Spinners::start();
         self.wall_logic(&overlapping)?;
+        drop(awake);
         let threads = rayon::current_num_threads();
         let skip_below = self.skip_below();
         let b = &mut self.balls;

@@ -13,6 +13,10 @@
 //! cell contents or thread count.
 
 use crate::math::{Aabb, Vec3};
+use rayon::prelude::*;
+
+/// Moved pieces from which [`CellSpace::candidates`] works in parallel.
+const PARALLEL_MOVED: usize = 32;
 
 /// Tag bit marking a piece reference as a wall facet (global facet index in
 /// the low bits); without it the reference is a ball index.
@@ -110,6 +114,28 @@ impl CellSpace {
                     f(row + x as usize);
                 }
             }
+        }
+    }
+
+    /// [`CellSpace::for_cells`] that also passes the cell's coordinates.
+    fn for_cells_at(dims: [i32; 3], r: CellRange, mut f: impl FnMut(usize, [i32; 3])) {
+        for z in r.lo[2]..=r.hi[2] {
+            for y in r.lo[1]..=r.hi[1] {
+                let row = ((z * dims[1] + y) * dims[0]) as usize;
+                for x in r.lo[0]..=r.hi[0] {
+                    f(row + x as usize, [x, y, z]);
+                }
+            }
+        }
+    }
+
+    /// The cell range of a piece reference.
+    #[inline]
+    fn range_of_piece(&self, piece: u32) -> CellRange {
+        if piece & FACET != 0 {
+            self.facet_range[(piece & !FACET) as usize]
+        } else {
+            self.ball_range[piece as usize]
         }
     }
 
@@ -253,20 +279,25 @@ impl CellSpace {
     pub fn candidates(&mut self, out: &mut Vec<(u32, u32)>) {
         out.clear();
         let moved = std::mem::take(&mut self.moved);
-        for &p in &moved {
-            let range = if p & FACET != 0 {
-                self.facet_range[(p & !FACET) as usize]
-            } else {
-                self.ball_range[p as usize]
-            };
-            let ext = *self.extent(p);
-            let cells = &self.cells;
-            Self::for_cells(self.dims, range, |c| {
-                for &q in &cells[c] {
+        // Each moved piece's pairs are found independently (in parallel
+        // when many moved); the order of the list comes from the sort.
+        let this = &*self;
+        let pairs_of = |&p: &u32| {
+            let mut pairs = Vec::new();
+            let range = this.range_of_piece(p);
+            let ext = *this.extent(p);
+            Self::for_cells_at(this.dims, range, |c, at| {
+                for &q in &this.cells[c] {
                     if q == p || (p & FACET != 0 && q & FACET != 0) {
                         continue;
                     }
-                    if !ext.overlaps(self.extent(q)) || !self.near(p, q) {
+                    // Two pieces share every cell of the overlap of their
+                    // ranges; the pair is taken from its first cell only.
+                    let rq = this.range_of_piece(q);
+                    if (0..3).any(|k| range.lo[k].max(rq.lo[k]) != at[k]) {
+                        continue;
+                    }
+                    if !ext.overlaps(this.extent(q)) || !this.near(p, q) {
                         continue;
                     }
                     // Normalise: the ball first; two balls by index.
@@ -277,10 +308,18 @@ impl CellSpace {
                     } else {
                         (p.min(q), p.max(q))
                     };
-                    out.push(pair);
+                    pairs.push(pair);
                 }
             });
+            pairs
+        };
+        if moved.len() < PARALLEL_MOVED {
+            out.extend(moved.iter().flat_map(pairs_of));
+        } else {
+            out.par_extend(moved.par_iter().with_min_len(16).flat_map_iter(pairs_of));
         }
+        out.par_sort_unstable();
+        out.dedup();
         for &p in &moved {
             if p & FACET != 0 {
                 self.facet_moved[(p & !FACET) as usize] = false;
@@ -290,7 +329,5 @@ impl CellSpace {
         }
         self.moved = moved;
         self.moved.clear();
-        out.sort_unstable();
-        out.dedup();
     }
 }

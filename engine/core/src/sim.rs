@@ -163,6 +163,9 @@ pub struct Simulation {
     first_touch: Vec<FirstTouch>,
     /// Per ball: moved out of its cell extent in the last law of motion.
     rebin: Vec<bool>,
+    /// Per ball: overlapping facet contacts in this step's wall logic
+    /// (zero between calls).
+    wall_touches: Vec<u8>,
     next_contact_id: u64,
     /// Per ball: the stiffness of one just-touching contact with the
     /// stiffest model its group is assigned (N/m), the floor of its
@@ -212,6 +215,7 @@ impl Simulation {
             segments: Vec::new(),
             first_touch: Vec::new(),
             rebin: Vec::new(),
+            wall_touches: Vec::new(),
             next_contact_id: 1,
             k_probe: Vec::new(),
             step: 0,
@@ -540,6 +544,10 @@ impl Simulation {
             Timestep::Fixed(dt) => dt,
             Timestep::Auto { safety } => self.auto_timestep(safety)?,
         };
+        let b = &mut self.balls;
+        b.force.fill(Vec3::ZERO);
+        b.moment.fill(Vec3::ZERO);
+        b.stiffness.fill(0.0);
         self.resolve_and_forces(0.0)?;
         self.check_sums()?;
         Ok(())
@@ -577,7 +585,6 @@ impl Simulation {
         self.step += 1;
         self.time += dt;
         self.motion(dt)?;
-        let awake = Spinners::start();
         for w in &mut self.walls {
             w.advance(dt, start).map_err(|fault| StepError::Wall {
                 wall: w.name.clone(),
@@ -587,10 +594,9 @@ impl Simulation {
             })?;
         }
         self.detect();
-        drop(awake);
         self.resolve_and_forces(dt)?;
-        let _awake = Spinners::start();
         self.check_sums()?;
+        let _awake = Spinners::start();
         // Servo walls choose the velocity of the next step from this
         // step's load.
         for w in &mut self.walls {
@@ -613,53 +619,64 @@ impl Simulation {
         let b = &mut self.balls;
         let cells = self.cells.as_ref();
         self.rebin.resize(b.pos.len(), true);
-        let (pos, vel, spin, (force, moment, inv_mass, inv_inertia), (damping, fixity)) = (
+        let (pos, vel, spin, (inv_mass, inv_inertia), (damping, fixity)) = (
             &mut b.pos,
             &mut b.vel,
             &mut b.spin,
-            (&b.force, &b.moment, &b.inv_mass, &b.inv_inertia),
+            (&b.inv_mass, &b.inv_inertia),
             (&b.damping, &b.fixity),
         );
+        let sums = b
+            .force
+            .par_iter_mut()
+            .zip(b.moment.par_iter_mut())
+            .zip(b.stiffness.par_iter_mut());
         let first_bad = pos
             .par_iter_mut()
             .zip(vel.par_iter_mut())
             .zip(spin.par_iter_mut())
             .zip(self.rebin.par_iter_mut())
+            .zip(sums)
             .enumerate()
             .with_min_len(2048)
-            .map(|(i, (((x, v), w), rebin))| {
-                let a = damping[i];
-                let fix = fixity[i];
-                let (im, ii) = (inv_mass[i], inv_inertia[i]);
-                // Accelerations: local damping scales with |F + m g| / m.
-                let acc = force[i] * im + g;
-                let alpha = moment[i] * ii;
-                // Updated in registers and stored once: reading back a
-                // vector just stored one component at a time stalls.
-                let (mut vn, mut wn) = (*v, *w);
-                if a == 0.0 && fix.0 == 0 {
-                    vn += acc * dt;
-                    wn += alpha * dt;
-                } else {
-                    for k in 0..3 {
-                        if !fix.fixed(k) {
-                            vn[k] += (acc[k] - a * acc[k].abs() * sign(vn[k])) * dt;
-                        }
-                        if !fix.fixed(k + 3) {
-                            wn[k] += (alpha[k] - a * alpha[k].abs() * sign(wn[k])) * dt;
+            .map(
+                |(i, ((((x, v), w), rebin), ((force, moment), stiffness)))| {
+                    let a = damping[i];
+                    let fix = fixity[i];
+                    let (im, ii) = (inv_mass[i], inv_inertia[i]);
+                    // Accelerations: local damping scales with |F + m g| / m.
+                    let acc = *force * im + g;
+                    let alpha = *moment * ii;
+                    // The sums are used up: zeroed here, while in cache, for
+                    // this cycle's contact pass.
+                    (*force, *moment, *stiffness) = (Vec3::ZERO, Vec3::ZERO, 0.0);
+                    // Updated in registers and stored once: reading back a
+                    // vector just stored one component at a time stalls.
+                    let (mut vn, mut wn) = (*v, *w);
+                    if a == 0.0 && fix.0 == 0 {
+                        vn += acc * dt;
+                        wn += alpha * dt;
+                    } else {
+                        for k in 0..3 {
+                            if !fix.fixed(k) {
+                                vn[k] += (acc[k] - a * acc[k].abs() * sign(vn[k])) * dt;
+                            }
+                            if !fix.fixed(k + 3) {
+                                wn[k] += (alpha[k] - a * alpha[k].abs() * sign(wn[k])) * dt;
+                            }
                         }
                     }
-                }
-                let xn = *x + vn * dt;
-                (*x, *v, *w) = (xn, vn, wn);
-                // Whether contact detection must re-bin the ball.
-                *rebin = cells.is_none_or(|c| c.must_rebin(i, xn));
-                if xn.is_finite() && wn.is_finite() {
-                    usize::MAX
-                } else {
-                    i
-                }
-            })
+                    let xn = *x + vn * dt;
+                    (*x, *v, *w) = (xn, vn, wn);
+                    // Whether contact detection must re-bin the ball.
+                    *rebin = cells.is_none_or(|c| c.must_rebin(i, xn));
+                    if xn.is_finite() && wn.is_finite() {
+                        usize::MAX
+                    } else {
+                        i
+                    }
+                },
+            )
             .min()
             .unwrap_or(usize::MAX);
         if first_bad != usize::MAX {
@@ -678,6 +695,7 @@ impl Simulation {
         let Some(cells) = self.cells.as_mut() else {
             return;
         };
+        let awake = Spinners::start();
         // The law of motion has flagged the balls that left their cell
         // extent.
         for (i, _) in self.rebin.iter().enumerate().filter(|(_, &r)| r) {
@@ -692,14 +710,42 @@ impl Simulation {
         if !cells.any_moved() {
             return;
         }
-        // Drop contacts whose cell extents no longer overlap.
-        for (mi, m) in self.models.iter_mut().enumerate() {
+        drop(awake);
+        // Only contacts with a re-binned piece can have stopped being near:
+        // found in parallel, checked and dropped serially in descending
+        // slot order (a swap-remove moves an already checked contact).
+        let moved: Vec<Vec<u32>> = {
+            let cells = &*cells;
+            self.models
+                .iter()
+                .map(|m| {
+                    let st = &m.store;
+                    let lists: Vec<Vec<u32>> = st
+                        .end1
+                        .par_chunks(BATCH)
+                        .zip(st.end2.par_chunks(BATCH))
+                        .enumerate()
+                        .map(|(c, (e1, e2))| {
+                            let mut list = Vec::new();
+                            for (k, (&a, &b)) in e1.iter().zip(e2).enumerate() {
+                                if cells.moved(a) || cells.moved(b) {
+                                    list.push((c * BATCH + k) as u32);
+                                }
+                            }
+                            list
+                        })
+                        .collect();
+                    lists.concat()
+                })
+                .collect()
+        };
+        let awake = Spinners::start();
+        for (mi, (m, moved)) in self.models.iter_mut().zip(&moved).enumerate() {
             let st = &mut m.store;
-            let mut slot = st.len();
-            while slot > 0 {
-                slot -= 1;
+            for &slot in moved.iter().rev() {
+                let slot = slot as usize;
                 let (a, b) = (st.end1[slot], st.end2[slot]);
-                if !(cells.moved(a) || cells.moved(b)) || cells.near(a, b) {
+                if cells.near(a, b) {
                     continue;
                 }
                 self.contact_map.remove(&pair_key(a, b));
@@ -710,8 +756,10 @@ impl Simulation {
                 }
             }
         }
+        drop(awake);
         let mut cand = std::mem::take(&mut self.candidates);
         cells.candidates(&mut cand);
+        let _awake = Spinners::start();
         for &(a, b) in &cand {
             let key = pair_key(a, b);
             if self.contact_map.contains_key(&key) {
@@ -771,9 +819,7 @@ impl Simulation {
             spin: &b.spin,
             radius: &b.radius,
         };
-        b.force.fill(Vec3::ZERO);
-        b.moment.fill(Vec3::ZERO);
-        b.stiffness.fill(0.0);
+        // The sums were zeroed by the law of motion as it used them.
         let columns = Columns {
             force: SharedColumn::new(&mut b.force),
             moment: SharedColumn::new(&mut b.moment),
@@ -1019,11 +1065,30 @@ impl Simulation {
             id: u64,
             row: wall_logic::Row,
         }
+        // Most balls overlap a single facet of any wall (a ball resting on
+        // a flat floor): such a lone contact carries its own load and the
+        // logic has nothing to decide (full mode included: there is
+        // nothing to merge or move), so it is marked at once; only balls
+        // with several overlapping facet contacts are sorted into pairs.
+        let touches = &mut self.wall_touches;
+        touches.resize(self.balls.len(), 0);
+        for (m, list) in self.models.iter().zip(overlapping) {
+            for &(k, _) in list {
+                let t = &mut touches[m.store.end1[k as usize] as usize];
+                *t = t.saturating_add(1);
+            }
+        }
+        let mut pairs = 0;
         let mut entries: Vec<Entry> = Vec::new();
-        for (mi, (m, list)) in self.models.iter().zip(overlapping).enumerate() {
-            let st = &m.store;
+        for (mi, (m, list)) in self.models.iter_mut().zip(overlapping).enumerate() {
+            let st = &mut m.store;
             for &(k, carried) in list {
                 let k = k as usize;
+                if touches[st.end1[k] as usize] == 1 {
+                    st.setup[k].flags |= CARRIED;
+                    pairs += 1;
+                    continue;
+                }
                 let b = st.end2[k];
                 let (w, f) = self.facet_owner[(b & !FACET) as usize];
                 let id = st.id[k];
@@ -1048,13 +1113,17 @@ impl Simulation {
                 });
             }
         }
+        for (m, list) in self.models.iter().zip(overlapping) {
+            for &(k, _) in list {
+                touches[m.store.end1[k as usize] as usize] = 0;
+            }
+        }
         self.wall_info.clear();
         let mut proximity_ids = FxHashMap::default();
         if entries.is_empty() {
             self.proximity_ids = proximity_ids;
-            return Ok(0);
+            return Ok(pairs);
         }
-        let mut pairs = 0;
         // Ordered by (ball, wall), then gap and facet within a pair: the
         // pairs by a sort of small keys (moving the entries costs more than
         // comparing them), the few pairs with several contacts after.
@@ -1096,8 +1165,7 @@ impl Simulation {
             let group = &entries[start..end];
             let wall = &self.walls[key.1 as usize];
             pairs += 1;
-            // A lone contact carries its own load; the logic has nothing to
-            // decide (full mode included: there is nothing to merge or move).
+            // A lone contact of a ball that touches several walls.
             if group.len() == 1 {
                 let e = &group[0];
                 let st = &mut self.models[e.row.model as usize].store;
@@ -1251,8 +1319,11 @@ impl Simulation {
     /// that made it.
     fn check_sums(&self) -> Result<(), StepError> {
         let b = &self.balls;
-        let sums_finite = all_finite(&b.force)
-            && all_finite(&b.moment)
+        let sums_finite = b
+            .force
+            .par_chunks(8192)
+            .zip(b.moment.par_chunks(8192))
+            .all(|(f, m)| all_finite(f) && all_finite(m))
             && self
                 .walls
                 .iter()

@@ -997,20 +997,11 @@ impl Simulation {
                         let x = balls.pos[a as usize];
                         if setup.flags & RELEASED != 0 {
                             // Open and released by its model: only whether it
-                            // closes matters. A ball that cannot reach the
-                            // facet's bounding sphere within the facet plane
-                            // (footprint radius sqrt(R^2 - d^2) around the
-                            // foot of the centre) stays open; its exact plane
-                            // is refreshed only for output.
-                            let (c, rho) = wall.spheres[f as usize];
-                            let nf = wall.normals[f as usize];
-                            let ra = balls.radius[a as usize];
-                            let d = nf.dot(x - c);
-                            let reach = ra * ra - d * d;
-                            if reach <= 0.0 || {
-                                let s = reach.sqrt() + rho;
-                                (x - nf * d - c).length_squared() >= s * s
-                            } {
+                            // closes matters. A ball that cannot touch the
+                            // facet stays open; its exact plane is refreshed
+                            // only for output.
+                            let apart = wall.cannot_touch(f as usize, x, balls.radius[a as usize]);
+                            if apart {
                                 plane.gap = f64::INFINITY;
                                 continue;
                             }

@@ -132,6 +132,11 @@ pub struct Wall {
     /// Per facet, the centroid and the distance from it to the farthest
     /// corner: a sphere holding the facet, for cheap rejection.
     pub spheres: Vec<(Vec3, f64)>,
+    /// Per facet and edge k (vertex k to k + 1): the unit in-plane normal
+    /// pointing out of the facet and its value `m . p_k` on the edge line,
+    /// so `m . x - offset` is how far a point of the plane lies outside
+    /// the edge.
+    pub edges: Vec<[(Vec3, f64); 3]>,
     /// Per facet, the sides that do not interact ([`FRONT`], [`BACK`]).
     pub inactive: Vec<u8>,
     /// Reference point (centre of rotation) now (m).
@@ -225,6 +230,11 @@ impl Wall {
         let local = verts.iter().map(|v| *v - centre).collect();
         let area0 = facets.iter().map(|f| twice_area(&verts, f)).collect();
         let spheres = facets.iter().map(|f| bounding_sphere(&verts, f)).collect();
+        let edges = facets
+            .iter()
+            .zip(&normals)
+            .map(|(f, &n)| edge_planes(&verts, f, n))
+            .collect();
         Ok(Wall {
             id: 0,
             name: name.to_string(),
@@ -237,6 +247,7 @@ impl Wall {
             neighbours,
             inactive: vec![0; facets.len()],
             spheres,
+            edges,
             normals,
             centre,
             orientation: Quat::IDENTITY,
@@ -303,7 +314,33 @@ impl Wall {
         for (i, f) in self.facets.iter().enumerate() {
             self.normals[i] = facet_normal(&self.vertices, f);
             self.spheres[i] = bounding_sphere(&self.vertices, f);
+            self.edges[i] = edge_planes(&self.vertices, f, self.normals[i]);
         }
+    }
+
+    /// Whether a ball at `x` of radius `r` certainly does not touch facet
+    /// `f` (a cheap test; `false` decides nothing). The ball cuts the facet
+    /// plane in a disc of radius `sqrt(r^2 - d^2)` around the foot of its
+    /// centre; the answer is yes when there is no disc, when the disc
+    /// misses the facet's bounding sphere, or when it lies wholly outside
+    /// one of the facet's edges.
+    #[inline]
+    pub fn cannot_touch(&self, f: usize, x: Vec3, r: f64) -> bool {
+        let (c, rho) = self.spheres[f];
+        let n = self.normals[f];
+        let d = n.dot(x - c);
+        let reach = r * r - d * d;
+        if reach <= 0.0 {
+            return true;
+        }
+        let disc = reach.sqrt();
+        let foot = x - n * d;
+        let s = disc + rho;
+        (foot - c).length_squared() >= s * s
+            || self.edges[f]
+                .iter()
+                // A margin far above rounding keeps the test on the safe side.
+                .any(|&(m, offset)| m.dot(foot) - offset > disc * (1.0 + 1e-9))
     }
 
     /// Checks a deformed mesh: every facet keeps more than a millionth of
@@ -462,6 +499,15 @@ fn bounding_sphere(v: &[Vec3], f: &[u32; 3]) -> (Vec3, f64) {
     (centre, r2.sqrt())
 }
 
+fn edge_planes(v: &[Vec3], f: &[u32; 3], n: Vec3) -> [(Vec3, f64); 3] {
+    std::array::from_fn(|k| {
+        let (p, q) = (v[f[k] as usize], v[f[(k + 1) % 3] as usize]);
+        // Counter-clockwise corners about n: (q - p) x n points outwards.
+        let m = (q - p).cross(n).normalize_or_zero();
+        (m, m.dot(p))
+    })
+}
+
 fn twice_area(v: &[Vec3], f: &[u32; 3]) -> f64 {
     let (a, b, c) = (v[f[0] as usize], v[f[1] as usize], v[f[2] as usize]);
     (b - a).cross(c - a).length()
@@ -470,4 +516,62 @@ fn twice_area(v: &[Vec3], f: &[u32; 3]) -> f64 {
 fn facet_normal(v: &[Vec3], f: &[u32; 3]) -> Vec3 {
     let (a, b, c) = (v[f[0] as usize], v[f[1] as usize], v[f[2] as usize]);
     (b - a).cross(c - a).normalize()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::closest_point_triangle;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    fn point(rng: &mut ChaCha8Rng, half: f64) -> Vec3 {
+        Vec3::new(
+            rng.random_range(-half..half),
+            rng.random_range(-half..half),
+            rng.random_range(-half..half),
+        )
+    }
+
+    #[test]
+    fn cannot_touch_never_rejects_a_touching_ball() {
+        // Random triangles (slivers included) and balls placed around them:
+        // whenever the quick test says "cannot touch", the exact distance
+        // to the facet must exceed the radius; and it must reject often
+        // enough to be worth having.
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let (mut rejected, mut apart) = (0, 0);
+        for _ in 0..2000 {
+            let v = [
+                point(&mut rng, 1.0),
+                point(&mut rng, 1.0),
+                point(&mut rng, 1.0),
+            ];
+            let Ok(wall) = Wall::new("t", &v.map(|p| p.to_array()), &[[0, 1, 2]], None) else {
+                continue;
+            };
+            let [a, b, c] = wall.corners(0);
+            for (m, offset) in wall.edges[0] {
+                // Every corner lies on or inside every edge line.
+                for p in [a, b, c] {
+                    assert!(m.dot(p) - offset < 1e-12);
+                }
+            }
+            for _ in 0..50 {
+                let x = point(&mut rng, 1.5);
+                let r = rng.random_range(0.01..0.6);
+                let (xf, _) = closest_point_triangle(x, a, b, c);
+                let dist = (xf - x).length();
+                if wall.cannot_touch(0, x, r) {
+                    assert!(dist > r, "rejected a ball at {dist} for radius {r}");
+                    rejected += 1;
+                }
+                apart += usize::from(dist > r);
+            }
+        }
+        assert!(
+            rejected * 10 > apart * 9,
+            "rejected {rejected} of {apart} balls apart"
+        );
+    }
 }

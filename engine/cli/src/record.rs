@@ -386,3 +386,122 @@ fn push_vec3(frame: &mut Frame, names: [&str; 3], unit: &str, doc: &str, values:
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use talus_core::{BallInit, Settings, Timestep, Wall};
+
+    /// The column names and units that docs/output.md lists for `table`,
+    /// in order (`None` for the unit of model-state columns, which come
+    /// from the models).
+    fn documented(table: &str) -> Vec<(String, Option<String>)> {
+        let doc = include_str!("../../../docs/output.md");
+        let head = format!("### {table}/");
+        let start = doc
+            .find(&head)
+            .unwrap_or_else(|| panic!("no {head} in docs/output.md"));
+        let mut out = Vec::new();
+        for line in doc[start..].lines().skip(1) {
+            if line.starts_with("###") || line.starts_with("## ") {
+                break;
+            }
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            if cells.len() < 5 || cells[1] == "column" || cells[1].starts_with("---") {
+                continue;
+            }
+            let (names, unit) = (cells[1], cells[3]);
+            if names == "*model state*" {
+                let list = &cells[4][cells[4].find("(linear: ").expect("linear's slots")..];
+                let list = &list[..list.find(')').unwrap()];
+                for name in list.split('`').skip(1).step_by(2) {
+                    out.push((name.to_string(), None));
+                }
+                continue;
+            }
+            for name in names.split(", ") {
+                let expanded: Vec<String> = match name.strip_suffix("..") {
+                    // `s_x..`: the three components.
+                    Some(stem) => ["x", "y", "z"]
+                        .iter()
+                        .map(|c| format!("{}{c}", &stem[..stem.len() - 1]))
+                        .collect(),
+                    None => vec![name.to_string()],
+                };
+                for n in expanded {
+                    out.push((n, Some(unit.to_string())));
+                }
+            }
+        }
+        out
+    }
+
+    /// Two touching balls resting on a one-facet floor, with the linear
+    /// model, after one cycle.
+    fn small_run() -> Simulation {
+        let mut sim = Simulation::new(Settings {
+            gravity: Vec3::new(0.0, 0.0, -9.81),
+            timestep: Timestep::Fixed(1e-6),
+            cell_tolerance: None,
+        });
+        let (g, w) = (sim.group("grain"), sim.group("wall"));
+        let root = talus_plugin_linear::root_module();
+        let m = sim.add_model((root.models())().into_iter().next().unwrap());
+        let props = vec![1e5, 5e4, 0.5, 0.1, 0.1];
+        sim.assign(g, g, m, props.clone()).unwrap();
+        sim.assign(g, w, m, props).unwrap();
+        for x in [0.0, 0.0019] {
+            sim.add_ball(BallInit {
+                pos: Vec3::new(x, 0.0, 0.00099),
+                radius: 1e-3,
+                density: 2500.0,
+                velocity: Vec3::ZERO,
+                spin: Vec3::ZERO,
+                group: g,
+                damping: 0.0,
+                fixity: Default::default(),
+            })
+            .unwrap();
+        }
+        let v = [[-1.0, -1.0, 0.0], [1.0, -1.0, 0.0], [0.0, 1.0, 0.0]];
+        sim.add_wall(Wall::new("floor", &v, &[[0, 1, 2]], None).unwrap(), w);
+        sim.cycle().unwrap();
+        sim
+    }
+
+    #[test]
+    fn docs_list_the_columns_a_run_writes() {
+        let sim = small_run();
+        let rec = Recorder::new(&sim);
+        let contacts = rec.contacts(&sim);
+        assert_eq!(
+            contacts.n_rows(),
+            3,
+            "two ball-facet and one ball-ball contact"
+        );
+        for (table, frame) in [
+            ("contacts", contacts),
+            ("bodies", rec.bodies(&sim)),
+            ("walls", rec.walls(&sim)),
+        ] {
+            let written: Vec<(String, String)> = frame
+                .fields
+                .iter()
+                .map(|f| (f.name.clone(), f.unit.clone()))
+                .collect();
+            let listed = documented(table);
+            let names = |v: &[(String, String)]| v.iter().map(|c| c.0.clone()).collect::<Vec<_>>();
+            let listed_names: Vec<String> = listed.iter().map(|c| c.0.clone()).collect();
+            assert_eq!(
+                names(&written),
+                listed_names,
+                "{table}: docs/output.md vs record.rs"
+            );
+            for ((name, unit), (_, doc_unit)) in written.iter().zip(&listed) {
+                if let Some(doc_unit) = doc_unit {
+                    assert_eq!(unit, doc_unit, "{table}.{name}: unit");
+                }
+            }
+        }
+    }
+}

@@ -1310,15 +1310,20 @@ impl Simulation {
     /// that made it.
     fn check_sums(&self) -> Result<(), StepError> {
         let b = &self.balls;
-        let sums_finite = b
-            .force
-            .par_chunks(8192)
-            .zip(b.moment.par_chunks(8192))
-            .all(|(f, m)| all_finite(f) && all_finite(m))
-            && self
-                .walls
-                .iter()
-                .all(|w| w.force.is_finite() && w.moment.is_finite());
+        // Below ~32k balls the serial check is faster than a parallel
+        // region's start and end (dense 10k: 9 us serial, 20 us on two
+        // threads).
+        let sums_finite = if b.len() < 32_768 {
+            all_finite(&b.force) && all_finite(&b.moment)
+        } else {
+            b.force
+                .par_chunks(8192)
+                .zip(b.moment.par_chunks(8192))
+                .all(|(f, m)| all_finite(f) && all_finite(m))
+        } && self
+            .walls
+            .iter()
+            .all(|w| w.force.is_finite() && w.moment.is_finite());
         if sums_finite {
             return Ok(());
         }

@@ -337,31 +337,36 @@ mod tests {
         }
     }
 
+    /// The largest departure of (s, t, n) from a right-handed orthonormal
+    /// triad with n = s x t.
+    fn orthonormality_error(n: Vec3, s: Vec3, t: Vec3) -> f64 {
+        [
+            (s.length() - 1.0).abs(),
+            (t.length() - 1.0).abs(),
+            s.dot(t).abs(),
+            s.dot(n).abs(),
+            t.dot(n).abs(),
+            (s.cross(t) - n).length(),
+        ]
+        .into_iter()
+        .fold(0.0, f64::max)
+    }
+
     #[test]
     fn frame_stays_orthonormal_over_a_million_updates() {
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         let mut n = unit(&mut rng);
         let mut s = initial_s(n);
-        let mut t;
         let mut worst: f64 = 0.0;
         for _ in 0..1_000_000 {
             // Small random tilt of the normal and random spins, as in a run.
             let n_new = (n + unit(&mut rng) * 0.01).normalize();
             let w1 = unit(&mut rng) * rng.random_range(0.0..100.0);
             let w2 = unit(&mut rng) * rng.random_range(0.0..100.0);
-            let (s2, t2) = rotate_frame(s, n, n_new, w1, w2, 1e-4);
+            let (s2, t) = rotate_frame(s, n, n_new, w1, w2, 1e-4);
             n = n_new;
             s = s2;
-            t = t2;
-            let e = [
-                (s.length() - 1.0).abs(),
-                (t.length() - 1.0).abs(),
-                s.dot(t).abs(),
-                s.dot(n).abs(),
-                t.dot(n).abs(),
-                (s.cross(t) - n).length(),
-            ];
-            worst = e.iter().fold(worst, |a, &b| a.max(b));
+            worst = worst.max(orthonormality_error(n, s, t));
         }
         assert!(worst < 1e-13, "worst orthonormality error {worst}");
     }
@@ -384,17 +389,10 @@ mod tests {
             let s2 = s1 - s1.cross(n_new * (0.5 * (w1 + w2).dot(n_new)) * 1e-6);
             let sp = s2 - n_new * s2.dot(n_new);
             newton += usize::from((sp.length_squared() - 1.0).abs() < 1e-8);
-            let (s2, t2) = rotate_frame(s, n, n_new, w1, w2, 1e-6);
+            let (s2, t) = rotate_frame(s, n, n_new, w1, w2, 1e-6);
             n = n_new;
             s = s2;
-            let e = [
-                (s.length() - 1.0).abs(),
-                (t2.length() - 1.0).abs(),
-                s.dot(t2).abs(),
-                s.dot(n).abs(),
-                (s.cross(t2) - n).length(),
-            ];
-            worst = e.iter().fold(worst, |a, &b| a.max(b));
+            worst = worst.max(orthonormality_error(n, s, t));
         }
         assert!(newton > 900_000, "the Newton path ran {newton} times");
         assert!(worst < 1e-13, "worst orthonormality error {worst}");

@@ -33,9 +33,12 @@ pub trait ContactModel: Sized {
     /// Runs the model over consecutive contacts that all use this property
     /// set: `state` holds `n_state` slots per contact and `outputs` one
     /// entry per input. Before it works on contact `i` the method sets
-    /// `cursor` to `i`, so that a panic names that contact.
+    /// `cursor` to `i`, so that a panic names that contact. Contacts
+    /// flagged [`crate::flags::IDLE`] must be left untouched (state and
+    /// output).
     ///
-    /// The default calls [`ContactModel::force_displacement`] per contact.
+    /// The default calls [`ContactModel::force_displacement`] per contact
+    /// that is not idle.
     /// A model overrides it to take per-set work (reciprocals, square
     /// roots of properties) out of the loop; the results must be the ones
     /// the per-contact call gives.
@@ -49,6 +52,9 @@ pub trait ContactModel: Sized {
         cursor: &Cell<usize>,
     ) {
         for (i, (input, out)) in inputs.iter().zip(outputs.iter_mut()).enumerate() {
+            if input.flags & crate::flags::IDLE != 0 {
+                continue;
+            }
             cursor.set(i);
             let slots = &mut state[i * n_state..(i + 1) * n_state];
             self.force_displacement(dt, input, slots, out);
@@ -231,4 +237,72 @@ pub fn guarded_models(
 ) -> abi_stable::std_types::RVec<crate::ModelEntry> {
     let _scope = BatchScope::enter();
     catch_unwind(build).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{flags, ModelDescriptor};
+
+    /// Counts its calls per contact and echoes the gap.
+    struct Echo;
+
+    impl ContactModel for Echo {
+        fn descriptor() -> ModelDescriptor {
+            unreachable!("not needed by the driver")
+        }
+        fn from_props(_: &[f64]) -> Self {
+            Echo
+        }
+        fn force_displacement(
+            &self,
+            _: f64,
+            input: &ContactInput,
+            state: &mut [f64],
+            out: &mut ContactOutput,
+        ) {
+            state[0] += 1.0;
+            out.force[0] = input.gap;
+        }
+    }
+
+    #[test]
+    fn idle_contacts_are_left_untouched() {
+        let idle = [false, true, true, false, true, false];
+        let inputs: Vec<ContactInput> = idle
+            .iter()
+            .enumerate()
+            .map(|(i, &idle)| ContactInput {
+                gap: -(i as f64),
+                flags: if idle { flags::IDLE } else { 0 },
+                ..ContactInput::default()
+            })
+            .collect();
+        let mut state = vec![10.0; idle.len()];
+        let before = ContactOutput {
+            force: [7.0; 3],
+            ..ContactOutput::default()
+        };
+        let mut outputs = vec![before; idle.len()];
+        let ctx = BatchContext {
+            dt: 1e-3,
+            props: RSlice::from_slice(&[]),
+            n_props: 0,
+            n_state: 1,
+        };
+        let r = run_batch::<Echo>(
+            &ctx,
+            RSlice::from_slice(&inputs),
+            RSliceMut::from_mut_slice(&mut state),
+            RSliceMut::from_mut_slice(&mut outputs),
+        );
+        assert!(r.is_ok());
+        for (i, &idle) in idle.iter().enumerate() {
+            if idle {
+                assert_eq!((state[i], outputs[i]), (10.0, before), "contact {i}");
+            } else {
+                assert_eq!((state[i], outputs[i].force[0]), (11.0, -(i as f64)));
+            }
+        }
+    }
 }

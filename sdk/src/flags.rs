@@ -8,3 +8,10 @@ pub const NEW: u32 = 1;
 pub const SUPPRESSED: u32 = 1 << 1;
 /// end2 is a wall facet (end1 is then a ball or pebble).
 pub const END2_FACET: u32 = 1 << 2;
+/// The engine has nothing new for this contact this step: it is open and
+/// the model released it at its last call (returned a status other than
+/// active while the gap was open). Only this flag and
+/// [`ContactInput::prop_set`](crate::ContactInput::prop_set) are set; the
+/// model must leave the contact's state and output untouched. Engines of
+/// sdk 0.1 gathered such contacts out of the batch instead.
+pub const IDLE: u32 = 1 << 3;

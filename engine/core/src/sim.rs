@@ -39,8 +39,9 @@ use talus_sdk::{
 /// Engine-owned bit of a contact's flags (never shown to models): the
 /// contact is open and its overlap-only model has already released it, so
 /// until it closes the model would only repeat the same answer (zero force,
-/// the same timestep stiffness) and is not called. This is the contract
-/// that `Activity::Overlap` declares.
+/// the same timestep stiffness): the contact goes to the model flagged
+/// [`flags::IDLE`], which leaves it untouched. This is the contract that
+/// `Activity::Overlap` declares.
 const RELEASED: u32 = 1 << 31;
 
 /// Engine-owned bit of a ball-facet contact's flags: the wall logic let the
@@ -1682,13 +1683,8 @@ impl ContactStore {
 /// Buffers a chunk pass reuses from chunk to chunk.
 #[derive(Default)]
 struct Scratch {
+    /// The model input of each contact of the chunk.
     inputs: Vec<ContactInput>,
-    /// Chunk slot of each input.
-    slots: Vec<u32>,
-    /// The state and last output of the contacts in `slots`, gathered so
-    /// that the model gets them in one call.
-    state: Vec<f64>,
-    output: Vec<ContactOutput>,
 }
 
 /// What every chunk of one model's contacts needs this step.
@@ -1715,18 +1711,16 @@ impl ChunkPass<'_> {
         scratch: &mut Scratch,
         sums: &mut Sums<'_>,
     ) -> Result<(), (usize, String)> {
-        let Scratch {
-            inputs,
-            slots,
-            state,
-            output,
-        } = scratch;
-        inputs.clear();
-        slots.clear();
-        // Contacts that need their model this step; open contacts the model
-        // has already released are skipped (see `RELEASED`).
-        for k in 0..ch.plane.len() {
-            let input = resolve_one(
+        let inputs = &mut scratch.inputs;
+        let len = ch.plane.len();
+        inputs.resize(len, ContactInput::default());
+        // Every contact gets an input; an open contact the model has
+        // already released is flagged idle and the model leaves its state
+        // and output as they are (see `RELEASED`), so the model runs in
+        // place on the whole chunk.
+        let mut called = 0;
+        for (k, input) in inputs.iter_mut().enumerate() {
+            called += resolve_one(
                 &self.kin,
                 self.walls,
                 self.owner,
@@ -1736,53 +1730,23 @@ impl ChunkPass<'_> {
                 ch.end2[k],
                 self.dt,
                 self.overlap_only,
-            );
-            if let Some(input) = input {
-                inputs.push(input);
-                slots.push(k as u32);
-            }
+                input,
+            ) as usize;
         }
         let n = self.n_state;
-        // One model call for the chunk: in place when every contact takes
-        // part, else on the gathered state of those that do (skipped
-        // contacts interleave with the others, and a call per run of
-        // consecutive slots would cost more than the copies). Outputs hold
-        // nothing the model may read, so they are not gathered.
-        let in_place = slots.len() == ch.plane.len();
-        if !in_place {
-            state.clear();
-            for &k in slots.iter() {
-                let k = k as usize;
-                state.extend_from_slice(&ch.state[k * n..(k + 1) * n]);
-            }
-            output.resize(slots.len(), ContactOutput::default());
-        }
-        if !slots.is_empty() {
-            let (st, out) = if in_place {
-                (&mut ch.state[..slots.len() * n], &mut ch.output[..])
-            } else {
-                (&mut state[..], &mut output[..slots.len()])
-            };
+        if called > 0 {
             let r = (self.batch)(
                 self.ctx,
                 RSlice::from_slice(inputs),
-                RSliceMut::from_mut_slice(st),
-                RSliceMut::from_mut_slice(out),
+                RSliceMut::from_mut_slice(&mut ch.state[..len * n]),
+                RSliceMut::from_mut_slice(ch.output),
             );
             if let Err(e) = r.into_result() {
-                let i = (e.index as usize).min(slots.len() - 1);
-                return Err((slots[i] as usize, e.message.to_string()));
+                return Err(((e.index as usize).min(len - 1), e.message.to_string()));
             }
         }
-        let mut next = 0;
-        for k in 0..ch.plane.len() {
-            let called = slots.get(next) == Some(&(k as u32));
-            if called {
-                if !in_place {
-                    ch.state[k * n..(k + 1) * n].copy_from_slice(&state[next * n..(next + 1) * n]);
-                    ch.output[k] = output[next];
-                }
-                next += 1;
+        for (k, input) in inputs.iter().enumerate() {
+            if input.flags & flags::IDLE == 0 {
                 let status = ch.output[k].status;
                 let released =
                     self.overlap_only && ch.plane[k].gap > 0.0 && status != STATUS_ACTIVE;
@@ -1826,8 +1790,9 @@ impl ChunkPass<'_> {
     }
 }
 
-/// Resolves one contact: contact plane, frame and increments; returns the
-/// model input, or `None` for an open contact its model has released.
+/// Resolves one contact: contact plane, frame and increments, written to
+/// `input`; returns false, with `input` flagged [`flags::IDLE`], for an
+/// open contact its model has released.
 #[allow(clippy::too_many_arguments)]
 #[inline]
 fn resolve_one(
@@ -1840,7 +1805,15 @@ fn resolve_one(
     b: u32,
     dt: f64,
     overlap_only: bool,
-) -> Option<ContactInput> {
+    input: &mut ContactInput,
+) -> bool {
+    // What the model reads of an idle contact: the flag, and the property
+    // set, so that runs of one set stay unbroken.
+    let idle = |input: &mut ContactInput| {
+        input.flags = flags::IDLE;
+        input.prop_set = setup.prop_set;
+        false
+    };
     let a = a as usize;
     let ra = kin.radius[a];
     let xa = kin.pos[a];
@@ -1849,7 +1822,7 @@ fn resolve_one(
         // `wall_gaps` found the closest facet point, its region and the gap
         // this step and left the point in `xc`.
         if open_released && plane.gap > 0.0 {
-            return None;
+            return idle(input);
         }
         let (wi, f) = owner[(b & !FACET) as usize];
         let wall = &walls[wi as usize];
@@ -1880,7 +1853,7 @@ fn resolve_one(
             // (`refresh_open_contacts`).
             let d2 = (xb - xa).length_squared();
             if d2 > (ra + rb) * (ra + rb) {
-                return None;
+                return idle(input);
             }
         }
         let (n, gap, xc) = contact::plane_ball_ball(xa, ra, xb, rb, plane.n);
@@ -1901,7 +1874,7 @@ fn resolve_one(
     plane.gap = gap;
     plane.region = region;
     let open = overlap_only && gap > 0.0;
-    let mut input = ContactInput {
+    *input = ContactInput {
         gap,
         mass: setup.mass,
         radius: [ra, rb],
@@ -1912,7 +1885,7 @@ fn resolve_one(
     if open {
         plane.n = n;
         plane.initialised = false;
-        return Some(input);
+        return true;
     }
     let e1 = EndMotion {
         x: xa,
@@ -1920,8 +1893,8 @@ fn resolve_one(
         w: kin.spin[a],
     };
     contact::update_frame(plane, n, e1.w, e2.w, dt);
-    contact::increments(plane, &e1, &e2, dt, &mut input);
-    Some(input)
+    contact::increments(plane, &e1, &e2, dt, input);
+    true
 }
 
 /// Converts a model output to what the contact applies in global axes.

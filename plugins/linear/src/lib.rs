@@ -16,8 +16,8 @@
 pub mod kernel;
 
 use talus_sdk::{
-    property, state_slot, Activity, ContactInput, ContactModel, ContactOutput, ModelDescriptor,
-    Propagation,
+    flags, property, state_slot, Activity, ContactInput, ContactModel, ContactOutput,
+    ModelDescriptor, Propagation,
 };
 
 use std::cell::Cell;
@@ -128,6 +128,9 @@ impl ContactModel for Linear {
             .zip(state.chunks_exact_mut(LinearState::SLOTS))
             .zip(outputs.iter_mut());
         for (i, ((input, slots), out)) in contacts.enumerate() {
+            if input.flags & flags::IDLE != 0 {
+                continue;
+            }
             cursor.set(i);
             let mut contact = LinearState::load(slots);
             let dashpots = |mass: f64| match memo {
@@ -171,6 +174,54 @@ mod tests {
                 "slipping"
             ]
         );
+    }
+
+    /// Idle contacts keep their state and output, and the others get what
+    /// a batch without the idle ones gives them.
+    #[test]
+    fn idle_contacts_are_skipped_in_a_run() {
+        let model = Linear::from_props(&[1e5, 3e4, 0.5, 0.2, 0.1]);
+        let n = LinearState::SLOTS;
+        let inputs: Vec<ContactInput> = (0..6)
+            .map(|i| ContactInput {
+                gap: -1e-5 * i as f64,
+                delta_n: -1e-7,
+                delta_s: [2e-7 * i as f64, -1e-7],
+                mass: 1e-3,
+                flags: if i % 3 == 1 { flags::IDLE } else { 0 },
+                ..ContactInput::default()
+            })
+            .collect();
+        let run = |inputs: &[ContactInput]| {
+            let mut state: Vec<f64> = (0..inputs.len() * n).map(|v| v as f64 * 0.01).collect();
+            let mut out = vec![ContactOutput::default(); inputs.len()];
+            let initial = state.clone();
+            let cursor = Cell::new(0);
+            model.force_displacement_run(1e-6, inputs, &mut state, n, &mut out, &cursor);
+            (initial, state, out)
+        };
+        let (initial, state, out) = run(&inputs);
+        let busy: Vec<usize> = (0..6).filter(|i| i % 3 != 1).collect();
+        let only: Vec<ContactInput> = busy.iter().map(|&i| inputs[i]).collect();
+        let mut alone_state: Vec<f64> = Vec::new();
+        for &i in &busy {
+            alone_state.extend_from_slice(&initial[i * n..(i + 1) * n]);
+        }
+        let mut alone_out = vec![ContactOutput::default(); only.len()];
+        let cursor = Cell::new(0);
+        model.force_displacement_run(1e-6, &only, &mut alone_state, n, &mut alone_out, &cursor);
+        let mut j = 0;
+        for i in 0..6 {
+            let slots = &state[i * n..(i + 1) * n];
+            if i % 3 == 1 {
+                assert_eq!(slots, &initial[i * n..(i + 1) * n]);
+                assert_eq!(out[i], ContactOutput::default());
+            } else {
+                assert_eq!(slots, &alone_state[j * n..(j + 1) * n]);
+                assert_eq!(out[i], alone_out[j]);
+                j += 1;
+            }
+        }
     }
 
     #[test]

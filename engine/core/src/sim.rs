@@ -62,6 +62,12 @@ const ENGINE_BITS: u32 = RELEASED | CARRIED | SIDE_OFF;
 const CARRY_NOTHING: u8 = 0;
 const CARRY_STIFFNESS: u8 = 1;
 const CARRY_FORCE: u8 = 2;
+// The contact pass takes a status code as its carry code.
+const _: () = assert!(
+    CARRY_NOTHING as u32 == STATUS_INACTIVE
+        && CARRY_STIFFNESS as u32 == talus_sdk::STATUS_COULD_BE_ACTIVE
+        && CARRY_FORCE as u32 == STATUS_ACTIVE
+);
 
 /// Contacts per plugin call (and per parallel work item).
 pub const BATCH: usize = 1024;
@@ -821,11 +827,7 @@ impl Simulation {
             radius: &b.radius,
         };
         // The sums were zeroed by the law of motion as it used them.
-        let columns = Columns {
-            force: SharedColumn::new(&mut b.force),
-            moment: SharedColumn::new(&mut b.moment),
-            stiffness: SharedColumn::new(&mut b.stiffness),
-        };
+        let columns = Columns::new(&mut b.force, &mut b.moment, &mut b.stiffness);
         let mut wall_sums = vec![(Vec3::ZERO, Vec3::ZERO); self.walls.len()];
         let walls = &self.walls;
         let owner = &self.facet_owner;
@@ -1424,65 +1426,56 @@ struct Kinematics<'a> {
     radius: &'a [f64],
 }
 
-/// A column of per-ball sums that the segments of a contact pass add to at
-/// the same time, each to balls that no other segment adds to directly.
-struct SharedColumn<'a, T> {
-    ptr: *mut T,
+/// The force, moment and stiffness sums of the balls, which the segments
+/// of a contact pass add to at the same time, each to balls that no other
+/// segment adds to directly.
+#[derive(Clone, Copy)]
+struct Columns<'a> {
+    force: *mut Vec3,
+    moment: *mut Vec3,
+    stiffness: *mut f64,
+    /// The length of all three columns.
     len: usize,
-    _borrow: PhantomData<&'a mut [T]>,
+    _borrow: PhantomData<&'a mut [f64]>,
 }
 
-impl<T> Clone for SharedColumn<'_, T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
+// SAFETY: the columns are only reached through `Columns::add`, whose
+// callers guarantee that no two threads reach the same ball at the same
+// time.
+unsafe impl Send for Columns<'_> {}
+unsafe impl Sync for Columns<'_> {}
 
-impl<T> Copy for SharedColumn<'_, T> {}
-
-// SAFETY: the column is only reached through `Columns::add`, whose callers
-// guarantee that no two threads reach the same element at the same time.
-unsafe impl<T: Send> Send for SharedColumn<'_, T> {}
-unsafe impl<T: Send> Sync for SharedColumn<'_, T> {}
-
-impl<'a, T> SharedColumn<'a, T> {
-    fn new(column: &'a mut [T]) -> Self {
-        SharedColumn {
-            ptr: column.as_mut_ptr(),
-            len: column.len(),
+impl<'a> Columns<'a> {
+    /// # Panics
+    /// If the columns differ in length.
+    fn new(force: &'a mut [Vec3], moment: &'a mut [Vec3], stiffness: &'a mut [f64]) -> Self {
+        let len = force.len();
+        assert!(moment.len() == len && stiffness.len() == len);
+        Columns {
+            force: force.as_mut_ptr(),
+            moment: moment.as_mut_ptr(),
+            stiffness: stiffness.as_mut_ptr(),
+            len,
             _borrow: PhantomData,
         }
     }
 
-    /// # Safety
-    /// No other reference to element `i` may be in use while the returned
-    /// one is.
-    #[inline]
-    #[allow(clippy::mut_from_ref)]
-    unsafe fn at(&self, i: usize) -> &mut T {
-        assert!(i < self.len, "ball index {i} out of range");
-        // SAFETY: in bounds (checked above); exclusivity is the caller's.
-        unsafe { &mut *self.ptr.add(i) }
-    }
-}
-
-/// The force, moment and stiffness sums of the balls.
-#[derive(Clone, Copy)]
-struct Columns<'a> {
-    force: SharedColumn<'a, Vec3>,
-    moment: SharedColumn<'a, Vec3>,
-    stiffness: SharedColumn<'a, f64>,
-}
-
-impl Columns<'_> {
     /// Adds a contribution to ball `i`.
     ///
     /// # Safety
     /// No other thread may add to ball `i` during the call.
     #[inline]
     unsafe fn add(&self, i: usize, end: End, force: Vec3, torque: Vec3, stiffness: f64) {
-        // SAFETY: the caller's guarantee.
-        let sums = unsafe { (self.force.at(i), self.moment.at(i), self.stiffness.at(i)) };
+        assert!(i < self.len, "ball index {i} out of range");
+        // SAFETY: `i` is in bounds of all three columns (checked above and
+        // in `new`); exclusivity is the caller's guarantee.
+        let sums = unsafe {
+            (
+                &mut *self.force.add(i),
+                &mut *self.moment.add(i),
+                &mut *self.stiffness.add(i),
+            )
+        };
         add_end(sums, end, force, torque, stiffness);
     }
 }
@@ -1719,15 +1712,17 @@ impl ChunkPass<'_> {
         // and output as they are (see `RELEASED`), so the model runs in
         // place on the whole chunk.
         let mut called = 0;
-        for (k, input) in inputs.iter_mut().enumerate() {
+        let (plane, setup, end1, end2) = (&mut *ch.plane, &*ch.setup, ch.end1, ch.end2);
+        let rows = inputs.iter_mut().zip(plane.iter_mut().zip(setup));
+        for ((input, (plane, setup)), (&a, &b)) in rows.zip(end1.iter().zip(end2)) {
             called += resolve_one(
                 &self.kin,
                 self.walls,
                 self.owner,
-                &mut ch.plane[k],
-                &ch.setup[k],
-                ch.end1[k],
-                ch.end2[k],
+                plane,
+                setup,
+                a,
+                b,
                 self.dt,
                 self.overlap_only,
                 input,
@@ -1745,45 +1740,34 @@ impl ChunkPass<'_> {
                 return Err(((e.index as usize).min(len - 1), e.message.to_string()));
             }
         }
-        for (k, input) in inputs.iter().enumerate() {
+        // Iterators rather than indices: the compiler cannot tell that the
+        // columns have one length and would check every index.
+        let rows = inputs.iter().zip(ch.plane.iter()).zip(ch.setup.iter_mut());
+        let rows = rows.zip(ch.output.iter()).zip(ch.carry.iter_mut());
+        for (((((input, plane), setup), out), carry), (&a, &b)) in rows.zip(end1.iter().zip(end2)) {
             if input.flags & flags::IDLE == 0 {
-                let status = ch.output[k].status;
-                let released =
-                    self.overlap_only && ch.plane[k].gap > 0.0 && status != STATUS_ACTIVE;
-                let f = &mut ch.setup[k].flags;
-                *f &= !flags::NEW;
-                if released {
-                    *f |= RELEASED;
-                } else {
-                    *f &= !RELEASED;
-                }
-                ch.carry[k] = if status == STATUS_ACTIVE {
-                    CARRY_FORCE
-                } else if status == STATUS_INACTIVE {
-                    CARRY_NOTHING
-                } else {
+                let status = out.status;
+                let released = self.overlap_only && plane.gap > 0.0 && status != STATUS_ACTIVE;
+                let f = &mut setup.flags;
+                *f = (*f & !(flags::NEW | RELEASED)) | if released { RELEASED } else { 0 };
+                // The carry codes are the status codes; anything else a
+                // model might return counts as could-be-active, as in
+                // `apply`.
+                *carry = if status > STATUS_ACTIVE {
                     CARRY_STIFFNESS
+                } else {
+                    status as u8
                 };
             }
-            let carry = ch.carry[k];
-            if carry < self.skip_below {
+            if *carry < self.skip_below {
                 continue;
             }
-            let ap = apply(
-                &self.kin,
-                self.walls,
-                self.owner,
-                &ch.plane[k],
-                &ch.output[k],
-                ch.end1[k],
-                ch.end2[k],
-            );
-            sums.ball(ch.end1[k], End::One, ap.force, ap.torque1, ap.stiffness);
-            let e2 = ch.end2[k];
-            if e2 & FACET == 0 {
-                sums.ball(e2, End::Two, ap.force, ap.torque2, ap.stiffness);
-            } else if carry >= CARRY_FORCE {
-                sums.wall(self.owner[(e2 & !FACET) as usize].0, ap.force, ap.torque2);
+            let ap = apply(&self.kin, self.walls, self.owner, plane, out, a, b);
+            sums.ball(a, End::One, ap.force, ap.torque1, ap.stiffness);
+            if b & FACET == 0 {
+                sums.ball(b, End::Two, ap.force, ap.torque2, ap.stiffness);
+            } else if *carry >= CARRY_FORCE {
+                sums.wall(self.owner[(b & !FACET) as usize].0, ap.force, ap.torque2);
             }
         }
         Ok(())
@@ -1900,7 +1884,7 @@ fn resolve_one(
 /// Converts a model output to what the contact applies in global axes.
 /// Only active contacts carry force (sdk contract); could-be-active ones
 /// still report stiffness for the timestep.
-#[inline]
+#[inline(always)]
 fn apply(
     kin: &Kinematics<'_>,
     walls: &[Wall],
@@ -1924,21 +1908,33 @@ fn apply(
     let f = p.n * o.force[0] + p.s * o.force[1] + p.t * o.force[2];
     // Models without moments (most) spare the second rotation to global
     // axes.
-    let mo = if o.moment == [0.0; 3] {
+    // (zero of either sign: the bits are zero once the sign is shifted out)
+    let [m0, m1, m2] = o.moment.map(f64::to_bits);
+    let mo = if (m0 | m1 | m2) << 1 == 0 {
         Vec3::ZERO
     } else {
         p.n * o.moment[0] + p.s * o.moment[1] + p.t * o.moment[2]
     };
-    let x1 = kin.pos[a as usize];
-    let x2 = if b & FACET != 0 {
-        walls[owner[(b & !FACET) as usize].0 as usize].centre
+    let (torque1, torque2) = if b & FACET != 0 {
+        let x1 = kin.pos[a as usize];
+        let x2 = walls[owner[(b & !FACET) as usize].0 as usize].centre;
+        ((p.xc - x1).cross(f), (p.xc - x2).cross(f))
     } else {
-        kin.pos[b as usize]
+        // Two balls: the lever arms are `xc - x1 = l1 n` and
+        // `xc - x2 = -l2 n` with `l = R + g / 2`, and `n x f` is
+        // `Fs t - Ft s` in the right-handed frame, so neither centre nor
+        // cross product is needed.
+        let half_gap = 0.5 * p.gap;
+        let nf = p.t * o.force[1] - p.s * o.force[2];
+        (
+            nf * (kin.radius[a as usize] + half_gap),
+            nf * -(kin.radius[b as usize] + half_gap),
+        )
     };
     contact::Applied {
         force: f,
-        torque1: -((p.xc - x1).cross(f) + mo),
-        torque2: (p.xc - x2).cross(f) + mo,
+        torque1: -(torque1 + mo),
+        torque2: torque2 + mo,
         stiffness: o.stiffness[0],
     }
 }

@@ -50,6 +50,8 @@ pub struct RunSummary {
     pub out: PathBuf,
     /// Rows and parts written.
     pub output: OutputSummary,
+    /// Where the stepping loop's time went, by stage of the cycle.
+    pub stages: talus_core::StageTimes,
 }
 
 /// A registry with the embedded default models.
@@ -271,5 +273,6 @@ fn run_loaded(
         active: sim.n_active(),
         out,
         output,
+        stages: sim.stage_times,
     })
 }

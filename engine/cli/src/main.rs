@@ -59,6 +59,20 @@ fn print_summary(s: &RunSummary) {
         rate,
         rate * s.balls as f64
     );
+    // Like the timing breakdown of LAMMPS: the share of the loop's wall
+    // time per stage; "other" is output, progress bar and bookkeeping.
+    let share = |t: f64| 100.0 * t / s.loop_seconds.max(1e-9);
+    let mut stages: Vec<String> = s
+        .stages
+        .named()
+        .iter()
+        .map(|(name, t)| format!("{name} {:.1} %", share(*t)))
+        .collect();
+    stages.push(format!(
+        "other {:.1} %",
+        share((s.loop_seconds - s.stages.total()).max(0.0))
+    ));
+    println!("time by stage   {}", stages.join(", "));
     println!("balls           {}", s.balls);
     println!(
         "contacts        {} ({} active, {:.3} active per ball)",

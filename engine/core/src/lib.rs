@@ -29,5 +29,5 @@ pub mod wall_logic;
 pub use balls::{BallInit, Balls, Fixity};
 pub use error::{SetupError, StepError};
 pub use math::{Aabb, Vec3};
-pub use sim::{Settings, Simulation, Timestep, BATCH};
+pub use sim::{Settings, Simulation, StageTimes, Timestep, BATCH};
 pub use wall::{Resolution, RigidMotion, Wall};

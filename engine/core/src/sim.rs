@@ -30,6 +30,7 @@ use crate::wall_logic;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::marker::PhantomData;
+use std::time::Instant;
 use talus_sdk::abi_stable::std_types::{RSlice, RSliceMut};
 use talus_sdk::{
     flags, BatchContext, ContactInput, ContactOutput, ModelEntry, Propagation, STATUS_ACTIVE,
@@ -184,6 +185,53 @@ pub struct Simulation {
     pub time: f64,
     /// Timestep of the last cycle (s).
     pub dt: f64,
+    /// Wall-clock time of each stage, summed over the cycles done.
+    pub stage_times: StageTimes,
+}
+
+/// Wall-clock seconds spent in each stage of [`Simulation::cycle`], summed
+/// over cycles: where a run's time goes, by the engine's own clock (a
+/// handful of clock reads per cycle).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StageTimes {
+    /// Law of motion of balls and walls (s).
+    pub motion: f64,
+    /// Contact detection: re-binning, dropped and new contacts (s).
+    pub detection: f64,
+    /// Wall stage: ball-facet gaps and the wall logic (s).
+    pub walls: f64,
+    /// Contact pass: resolution, model calls, what each contact applies
+    /// and the sums (s).
+    pub contacts: f64,
+    /// Finiteness checks of the sums (s).
+    pub checks: f64,
+}
+
+impl StageTimes {
+    /// The stages by name, in cycle order, with their seconds.
+    pub fn named(&self) -> [(&'static str, f64); 5] {
+        [
+            ("motion", self.motion),
+            ("detection", self.detection),
+            ("walls", self.walls),
+            ("contacts", self.contacts),
+            ("checks", self.checks),
+        ]
+    }
+
+    /// The sum of all stages (s).
+    pub fn total(&self) -> f64 {
+        self.named().iter().map(|(_, t)| t).sum()
+    }
+}
+
+/// Seconds since `start`, and `start` moved to now.
+#[inline]
+fn lap(start: &mut Instant) -> f64 {
+    let now = Instant::now();
+    let dt = now.duration_since(*start).as_secs_f64();
+    *start = now;
+    dt
 }
 
 #[inline]
@@ -228,6 +276,7 @@ impl Simulation {
             step: 0,
             time: 0.0,
             dt: 0.0,
+            stage_times: StageTimes::default(),
         }
     }
 
@@ -555,6 +604,7 @@ impl Simulation {
         b.force.fill(Vec3::ZERO);
         b.moment.fill(Vec3::ZERO);
         b.stiffness.fill(0.0);
+        self.wall_stage()?;
         self.resolve_and_forces(0.0)?;
         self.check_sums()?;
         Ok(())
@@ -591,6 +641,7 @@ impl Simulation {
         let start = self.time;
         self.step += 1;
         self.time += dt;
+        let mut clock = Instant::now();
         self.motion(dt)?;
         for w in &mut self.walls {
             w.advance(dt, start).map_err(|fault| StepError::Wall {
@@ -600,9 +651,15 @@ impl Simulation {
                 message: fault.message,
             })?;
         }
+        self.stage_times.motion += lap(&mut clock);
         self.detect();
+        self.stage_times.detection += lap(&mut clock);
+        self.wall_stage()?;
+        self.stage_times.walls += lap(&mut clock);
         self.resolve_and_forces(dt)?;
+        self.stage_times.contacts += lap(&mut clock);
         self.check_sums()?;
+        self.stage_times.checks += lap(&mut clock);
         let _awake = Spinners::start();
         // Servo walls choose the velocity of the next step from this
         // step's load.
@@ -794,12 +851,11 @@ impl Simulation {
         self.candidates = cand;
     }
 
-    /// Contact resolution, wall logic, force-displacement and force sums.
+    /// Contact resolution, force-displacement and force sums, after the
+    /// wall stage ([`Simulation::wall_stage`]: the wall logic needs the gaps
+    /// of all ball-facet contacts before any of them reaches its model).
     ///
-    /// The wall logic needs the gaps of all ball-facet contacts before any
-    /// of them reaches its model, so it runs first on those contacts alone
-    /// (a small share); then one pass per chunk of [`BATCH`] contacts
-    /// resolves the geometry, calls the model once for the chunk, converts
+    /// One pass per chunk of [`BATCH`] contacts resolves the geometry, calls the model once for the chunk, converts
     /// the result to global force and moments and adds them to the sums of
     /// the ends while the chunk's data is still in cache.
     ///
@@ -813,10 +869,6 @@ impl Simulation {
     /// segments are done, in segment order. That is the order of the serial
     /// pass, so the sums have the same bits for any thread count.
     fn resolve_and_forces(&mut self, dt: f64) -> Result<(), StepError> {
-        let overlapping = self.wall_gaps();
-        let awake = Spinners::start();
-        self.wall_logic(&overlapping)?;
-        drop(awake);
         let threads = rayon::current_num_threads();
         let skip_below = self.skip_below();
         let b = &mut self.balls;
@@ -1287,13 +1339,14 @@ impl Simulation {
 
     /// The wall part of a cycle on the current positions: gaps of every
     /// ball-facet contact, then the wall logic. Returns the number of
-    /// (ball, wall) pairs with overlapping contacts. For benchmarks; a
-    /// cycle runs it itself.
+    /// (ball, wall) pairs with overlapping contacts. A cycle runs it before
+    /// the contact pass; public for benchmarks.
     pub fn wall_stage(&mut self) -> Result<usize, StepError> {
         if self.cells.is_none() {
             self.prepare()?;
         }
         let overlapping = self.wall_gaps();
+        let _awake = Spinners::start();
         self.wall_logic(&overlapping)
     }
 
@@ -1984,6 +2037,28 @@ mod tests {
         }
         sim.prepare().unwrap();
         sim
+    }
+
+    #[test]
+    fn stage_times_add_up_to_at_most_the_cycles_time() {
+        let mut sim = packed(6);
+        assert_eq!(sim.stage_times, StageTimes::default());
+        let start = Instant::now();
+        for _ in 0..50 {
+            sim.cycle().unwrap();
+        }
+        let elapsed = start.elapsed().as_secs_f64();
+        let t = sim.stage_times;
+        for (name, s) in t.named() {
+            assert!(s >= 0.0, "{name}: {s}");
+        }
+        // Each stage is timed once per cycle, none inside another.
+        assert!(t.total() <= elapsed, "{t:?} against {elapsed} s");
+        // A packed bed has contacts: their pass is timed.
+        assert!(
+            sim.n_active() > 0 && t.contacts > 0.0 && t.motion > 0.0,
+            "{t:?}"
+        );
     }
 
     /// The step-by-step force sums of `packed(n)` on a pool of `threads`,

@@ -180,6 +180,12 @@ impl CellSpace {
         self.facet_moved.push(true);
     }
 
+    /// Per ball: the centre at its last binning and its enlarged radius
+    /// (what [`CellSpace::must_rebin`] compares against).
+    pub fn ball_refs(&self) -> &[(Vec3, f64)] {
+        &self.ball_ref
+    }
+
     /// Whether ball `i` with its centre at `centre` needs re-binning: its
     /// centre moved more than the tolerance since it was last binned.
     #[inline]

@@ -687,58 +687,72 @@ impl Simulation {
             &mut b.pos,
             &mut b.vel,
             &mut b.spin,
-            (&b.inv_mass, &b.inv_inertia),
-            (&b.damping, &b.fixity),
+            (&b.inv_mass[..], &b.inv_inertia[..]),
+            (&b.damping[..], &b.fixity[..]),
         );
-        let sums = b
-            .force
-            .par_iter_mut()
-            .zip(b.moment.par_iter_mut())
-            .zip(b.stiffness.par_iter_mut());
-        let first_bad = pos
-            .par_iter_mut()
-            .zip(vel.par_iter_mut())
-            .zip(spin.par_iter_mut())
-            .zip(self.rebin.par_iter_mut())
-            .zip(sums)
+        // Without a cell space (not yet prepared) every ball is re-binned.
+        let refs = cells.map(|c| (c.ball_refs(), c.tolerance * c.tolerance));
+        // Blocks of balls in parallel, each a plain loop over slices of one
+        // length (no per-ball iterator chain, no index checks).
+        const BLOCK: usize = 2048;
+        let columns = pos
+            .par_chunks_mut(BLOCK)
+            .zip(vel.par_chunks_mut(BLOCK))
+            .zip(spin.par_chunks_mut(BLOCK))
+            .zip(self.rebin.par_chunks_mut(BLOCK))
+            .zip(b.force.par_chunks_mut(BLOCK))
+            .zip(b.moment.par_chunks_mut(BLOCK))
+            .zip(b.stiffness.par_chunks_mut(BLOCK));
+        let first_bad = columns
             .enumerate()
-            .with_min_len(2048)
             .map(
-                |(i, ((((x, v), w), rebin), ((force, moment), stiffness)))| {
-                    let a = damping[i];
-                    let fix = fixity[i];
-                    let (im, ii) = (inv_mass[i], inv_inertia[i]);
-                    // Accelerations: local damping scales with |F + m g| / m.
-                    let acc = *force * im + g;
-                    let alpha = *moment * ii;
-                    // The sums are used up: zeroed here, while in cache, for
-                    // this cycle's contact pass.
-                    (*force, *moment, *stiffness) = (Vec3::ZERO, Vec3::ZERO, 0.0);
-                    // Updated in registers and stored once: reading back a
-                    // vector just stored one component at a time stalls.
-                    let (mut vn, mut wn) = (*v, *w);
-                    if a == 0.0 && fix.0 == 0 {
-                        vn += acc * dt;
-                        wn += alpha * dt;
-                    } else {
-                        for k in 0..3 {
-                            if !fix.fixed(k) {
-                                vn[k] += (acc[k] - a * acc[k].abs() * sign(vn[k])) * dt;
-                            }
-                            if !fix.fixed(k + 3) {
-                                wn[k] += (alpha[k] - a * alpha[k].abs() * sign(wn[k])) * dt;
+                |(c, ((((((x, v), w), rebin), force), moment), stiffness))| {
+                    let lo = c * BLOCK;
+                    let n = x.len();
+                    let (v, w, rebin) = (&mut v[..n], &mut w[..n], &mut rebin[..n]);
+                    let (force, moment, stiffness) =
+                        (&mut force[..n], &mut moment[..n], &mut stiffness[..n]);
+                    let (im, ii) = (&inv_mass[lo..lo + n], &inv_inertia[lo..lo + n]);
+                    let (damping, fixity) = (&damping[lo..lo + n], &fixity[lo..lo + n]);
+                    let refs = refs.map(|(r, tol2)| (&r[lo..lo + n], tol2));
+                    let mut bad = usize::MAX;
+                    for i in 0..n {
+                        let (a, fix) = (damping[i], fixity[i]);
+                        // Accelerations: local damping scales with |F + m g| / m.
+                        let acc = force[i] * im[i] + g;
+                        let alpha = moment[i] * ii[i];
+                        // The sums are used up: zeroed here, while in cache, for
+                        // this cycle's contact pass.
+                        (force[i], moment[i], stiffness[i]) = (Vec3::ZERO, Vec3::ZERO, 0.0);
+                        // Updated in registers and stored once: reading back a
+                        // vector just stored one component at a time stalls.
+                        let (mut vn, mut wn) = (v[i], w[i]);
+                        if a == 0.0 && fix.0 == 0 {
+                            vn += acc * dt;
+                            wn += alpha * dt;
+                        } else {
+                            for k in 0..3 {
+                                if !fix.fixed(k) {
+                                    vn[k] += (acc[k] - a * acc[k].abs() * sign(vn[k])) * dt;
+                                }
+                                if !fix.fixed(k + 3) {
+                                    wn[k] += (alpha[k] - a * alpha[k].abs() * sign(wn[k])) * dt;
+                                }
                             }
                         }
+                        let xn = x[i] + vn * dt;
+                        (x[i], v[i], w[i]) = (xn, vn, wn);
+                        // Whether contact detection must re-bin the ball
+                        // (`CellSpace::must_rebin`).
+                        rebin[i] = match refs {
+                            Some((r, tol2)) => (xn - r[i].0).length_squared() > tol2,
+                            None => true,
+                        };
+                        if !(xn.is_finite() && wn.is_finite()) && bad == usize::MAX {
+                            bad = lo + i;
+                        }
                     }
-                    let xn = *x + vn * dt;
-                    (*x, *v, *w) = (xn, vn, wn);
-                    // Whether contact detection must re-bin the ball.
-                    *rebin = cells.is_none_or(|c| c.must_rebin(i, xn));
-                    if xn.is_finite() && wn.is_finite() {
-                        usize::MAX
-                    } else {
-                        i
-                    }
+                    bad
                 },
             )
             .min()

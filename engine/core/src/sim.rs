@@ -239,15 +239,11 @@ fn pair_key(a: u32, b: u32) -> u64 {
     ((a as u64) << 32) | b as u64
 }
 
+/// The sign of `x`: 1, -1, or 0 for a zero or NaN, without branches (a
+/// velocity component jittering about zero would defeat the predictor).
 #[inline]
 fn sign(x: f64) -> f64 {
-    if x > 0.0 {
-        1.0
-    } else if x < 0.0 {
-        -1.0
-    } else {
-        0.0
-    }
+    f64::from(u8::from(x > 0.0)) - f64::from(u8::from(x < 0.0))
 }
 
 impl Simulation {
@@ -730,6 +726,12 @@ impl Simulation {
                         if a == 0.0 && fix.0 == 0 {
                             vn += acc * dt;
                             wn += alpha * dt;
+                        } else if fix.0 == 0 {
+                            // The loop below without its fixity tests.
+                            for k in 0..3 {
+                                vn[k] += (acc[k] - a * acc[k].abs() * sign(vn[k])) * dt;
+                                wn[k] += (alpha[k] - a * alpha[k].abs() * sign(wn[k])) * dt;
+                            }
                         } else {
                             for k in 0..3 {
                                 if !fix.fixed(k) {

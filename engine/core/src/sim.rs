@@ -243,7 +243,12 @@ fn pair_key(a: u32, b: u32) -> u64 {
 /// velocity component jittering about zero would defeat the predictor).
 #[inline]
 fn sign(x: f64) -> f64 {
-    f64::from(u8::from(x > 0.0)) - f64::from(u8::from(x < 0.0))
+    // (`abs() > 0` is false for a zero and for NaN)
+    if x.abs() > 0.0 {
+        1.0f64.copysign(x)
+    } else {
+        0.0
+    }
 }
 
 impl Simulation {

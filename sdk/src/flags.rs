@@ -11,7 +11,8 @@ pub const END2_FACET: u32 = 1 << 2;
 /// The engine has nothing new for this contact this step: it is open and
 /// the model released it at its last call (returned a status other than
 /// active while the gap was open). Only this flag and
-/// [`ContactInput::prop_set`](crate::ContactInput::prop_set) are set; the
-/// model must leave the contact's state and output untouched. Engines of
-/// sdk 0.1 gathered such contacts out of the batch instead.
+/// [`ContactInput::prop_set`](crate::ContactInput::prop_set) are set (the
+/// gap is NaN, the rest is not meaningful); the model must leave the
+/// contact's state and output untouched. Engines of sdk 0.1 gathered such
+/// contacts out of the batch instead.
 pub const IDLE: u32 = 1 << 3;

@@ -1872,10 +1872,14 @@ fn resolve_one(
     input: &mut ContactInput,
 ) -> bool {
     // What the model reads of an idle contact: the flag, and the property
-    // set, so that runs of one set stay unbroken.
+    // set, so that runs of one set stay unbroken. The rest of the input is
+    // left from another contact, except the gap: NaN, so that a model that
+    // forgets the flag computes no force from stale kinematics (the linear
+    // model then repeats its released answer).
     let idle = |input: &mut ContactInput| {
         input.flags = flags::IDLE;
         input.prop_set = setup.prop_set;
+        input.gap = f64::NAN;
         false
     };
     let a = a as usize;
@@ -2064,6 +2068,85 @@ mod tests {
         }
         sim.prepare().unwrap();
         sim
+    }
+
+    #[test]
+    fn an_idle_input_carries_a_nan_gap_and_the_linear_model_repeats_its_release() {
+        // An idle contact's input keeps whatever another contact left in
+        // the chunk's buffer, except its flag, property set and gap: a
+        // model that computed on it anyway would see no overlap (NaN is
+        // not below zero), and the linear model then repeats its released
+        // answer.
+        // Two balls 0.5 mm apart, the first moving towards the second.
+        let mut balls = Balls::default();
+        for (x, v) in [(0.0, 1.0), (2.5e-3, 0.0)] {
+            balls.push(BallInit {
+                pos: Vec3::new(x, 0.0, 0.0),
+                radius: 1e-3,
+                density: 2500.0,
+                velocity: Vec3::new(v, 0.0, 0.0),
+                spin: Vec3::ZERO,
+                group: 0,
+                damping: 0.0,
+                fixity: Default::default(),
+            });
+        }
+        let kin = Kinematics {
+            pos: &balls.pos,
+            vel: &balls.vel,
+            spin: &balls.spin,
+            radius: &balls.radius,
+        };
+        let setup = contact::Setup {
+            mass: 1e-5,
+            prop_set: 3,
+            flags: RELEASED,
+        };
+        let mut plane = contact::Plane {
+            gap: 5e-4,
+            ..Default::default()
+        };
+        // Left over from an overlapping contact of an earlier chunk.
+        let mut input = ContactInput {
+            gap: -1e-4,
+            delta_n: -1e-6,
+            delta_s: [1e-6, 0.0],
+            mass: 1e-5,
+            ..Default::default()
+        };
+        let busy = resolve_one(
+            &kin,
+            &[],
+            &[],
+            &mut plane,
+            &setup,
+            0,
+            1,
+            1e-6,
+            true,
+            &mut input,
+        );
+        assert!(!busy);
+        assert_eq!((input.flags, input.prop_set), (flags::IDLE, 3));
+        assert!(input.gap.is_nan());
+        use talus_plugin_linear::kernel::{force_displacement, LinearProps, LinearState};
+        let props = LinearProps {
+            kn: 1e5,
+            ks: 5e4,
+            fric: 0.5,
+            dp_nratio: 0.1,
+            dp_sratio: 0.1,
+        };
+        let released = LinearState {
+            e_slip: 2e-9,
+            e_dashpot: 3e-9,
+            ..Default::default()
+        };
+        let mut state = released;
+        let out = force_displacement(&props, 1e-6, &input, &mut state);
+        assert_eq!(state, released);
+        assert_eq!(out.force, [0.0; 3]);
+        assert_eq!(out.status, talus_sdk::STATUS_COULD_BE_ACTIVE);
     }
 
     #[test]

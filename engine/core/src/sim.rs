@@ -694,21 +694,22 @@ impl Simulation {
         // Without a cell space (not yet prepared) every ball is re-binned.
         let refs = cells.map(|c| (c.ball_refs(), c.tolerance * c.tolerance));
         // Blocks of balls in parallel, each a plain loop over slices of one
-        // length (no per-ball iterator chain, no index checks).
-        const BLOCK: usize = 2048;
+        // length (no per-ball iterator chain, no index checks); eight
+        // blocks per thread or more, so that the threads finish together.
+        let block = ball_block(pos.len());
         let columns = pos
-            .par_chunks_mut(BLOCK)
-            .zip(vel.par_chunks_mut(BLOCK))
-            .zip(spin.par_chunks_mut(BLOCK))
-            .zip(self.rebin.par_chunks_mut(BLOCK))
-            .zip(b.force.par_chunks_mut(BLOCK))
-            .zip(b.moment.par_chunks_mut(BLOCK))
-            .zip(b.stiffness.par_chunks_mut(BLOCK));
+            .par_chunks_mut(block)
+            .zip(vel.par_chunks_mut(block))
+            .zip(spin.par_chunks_mut(block))
+            .zip(self.rebin.par_chunks_mut(block))
+            .zip(b.force.par_chunks_mut(block))
+            .zip(b.moment.par_chunks_mut(block))
+            .zip(b.stiffness.par_chunks_mut(block));
         let first_bad = columns
             .enumerate()
             .map(
                 |(c, ((((((x, v), w), rebin), force), moment), stiffness))| {
-                    let lo = c * BLOCK;
+                    let lo = c * block;
                     let n = x.len();
                     let (v, w, rebin) = (&mut v[..n], &mut w[..n], &mut rebin[..n]);
                     let (force, moment, stiffness) =
@@ -1387,20 +1388,16 @@ impl Simulation {
     /// that made it.
     fn check_sums(&self) -> Result<(), StepError> {
         let b = &self.balls;
-        // Below ~32k balls the serial check is faster than a parallel
-        // region's start and end (dense 10k: 9 us serial, 20 us on two
-        // threads).
-        let sums_finite = if b.len() < 32_768 {
-            all_finite(&b.force) && all_finite(&b.moment)
-        } else {
-            b.force
-                .par_chunks(8192)
-                .zip(b.moment.par_chunks(8192))
-                .all(|(f, m)| all_finite(f) && all_finite(m))
-        } && self
-            .walls
-            .iter()
-            .all(|w| w.force.is_finite() && w.moment.is_finite());
+        let block = ball_block(b.len());
+        let sums_finite = b
+            .force
+            .par_chunks(block)
+            .zip(b.moment.par_chunks(block))
+            .all(|(f, m)| all_finite(f) && all_finite(m))
+            && self
+                .walls
+                .iter()
+                .all(|w| w.force.is_finite() && w.moment.is_finite());
         if sums_finite {
             return Ok(());
         }
@@ -1641,6 +1638,13 @@ impl FirstTouch {
             }
         }
     }
+}
+
+/// Balls per block of a parallel loop over `n` balls: eight blocks per
+/// thread or more, between 256 and 4096 balls each.
+fn ball_block(n: usize) -> usize {
+    n.div_ceil(8 * rayon::current_num_threads())
+        .clamp(256, 4096)
 }
 
 /// Whether every component of every vector is finite: `x * 0` is a zero

@@ -56,6 +56,13 @@ pub struct CellSpace {
     pub rebins: u64,
 }
 
+/// The re-binning rule: a centre now at `centre`, binned at `reference`,
+/// has moved more than the tolerance (`tol2` is its square).
+#[inline]
+pub fn left_reference(reference: Vec3, centre: Vec3, tol2: f64) -> bool {
+    (centre - reference).length_squared() > tol2
+}
+
 impl CellSpace {
     /// A grid covering `domain` with cubic cells of side `cell_size`.
     /// Pieces outside the domain are kept in the border cells, which stays
@@ -180,7 +187,8 @@ impl CellSpace {
         self.facet_moved.push(true);
     }
 
-    /// Per ball: the centre at its last binning and its enlarged radius
+    /// Per ball: the centre at its last binning (see [`left_reference`])
+    /// and its enlarged radius
     /// (what [`CellSpace::must_rebin`] compares against).
     pub fn ball_refs(&self) -> &[(Vec3, f64)] {
         &self.ball_ref
@@ -190,8 +198,7 @@ impl CellSpace {
     /// centre moved more than the tolerance since it was last binned.
     #[inline]
     pub fn must_rebin(&self, i: usize, centre: Vec3) -> bool {
-        let (c0, _) = self.ball_ref[i];
-        (centre - c0).length_squared() > self.tolerance * self.tolerance
+        left_reference(self.ball_ref[i].0, centre, self.tolerance * self.tolerance)
     }
 
     /// Re-bins ball `i` if [`CellSpace::must_rebin`]; returns whether it

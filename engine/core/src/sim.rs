@@ -20,7 +20,7 @@
 
 use crate::awake::Spinners;
 use crate::balls::{BallInit, Balls};
-use crate::cellspace::{CellSpace, FACET};
+use crate::cellspace::{self, CellSpace, FACET};
 use crate::contact::{self, ContactStore, EndMotion};
 use crate::error::{SetupError, StepError};
 use crate::geometry::closest_point_triangle;
@@ -751,9 +751,9 @@ impl Simulation {
                         let xn = x[i] + vn * dt;
                         (x[i], v[i], w[i]) = (xn, vn, wn);
                         // Whether contact detection must re-bin the ball
-                        // (`CellSpace::must_rebin`).
+                        // (`cellspace::left_reference`).
                         rebin[i] = match refs {
-                            Some((r, tol2)) => (xn - r[i].0).length_squared() > tol2,
+                            Some((r, tol2)) => cellspace::left_reference(r[i].0, xn, tol2),
                             None => true,
                         };
                         if !(xn.is_finite() && wn.is_finite()) && bad == usize::MAX {
@@ -2040,6 +2040,20 @@ mod tests {
 
     /// A compressed lattice of n x n x 8 balls under gravity, with the
     /// linear model (n odd or not a multiple of 7919).
+    /// A 1 mm glass bead of group `group`, undamped and free.
+    fn grain(pos: Vec3, velocity: Vec3, group: u16) -> BallInit {
+        BallInit {
+            pos,
+            radius: 1e-3,
+            density: 2500.0,
+            velocity,
+            spin: Vec3::ZERO,
+            group,
+            damping: 0.0,
+            fixity: Default::default(),
+        }
+    }
+
     fn packed(n: usize) -> Simulation {
         let mut sim = Simulation::new(Settings {
             gravity: Vec3::new(0.0, 0.0, -9.81),
@@ -2058,17 +2072,8 @@ mod tests {
             let p = q * 7919 % total;
             let (i, j, k) = (p / (8 * n), p / 8 % n, p % 8);
             let jitter = ((i * 7 + j * 13 + k * 29) % 11) as f64 * 1e-6;
-            sim.add_ball(BallInit {
-                pos: Vec3::new(i as f64, j as f64, k as f64) * 1.98e-3 + Vec3::splat(jitter),
-                radius: 1e-3,
-                density: 2500.0,
-                velocity: Vec3::ZERO,
-                spin: Vec3::ZERO,
-                group: g,
-                damping: 0.0,
-                fixity: Default::default(),
-            })
-            .unwrap();
+            let pos = Vec3::new(i as f64, j as f64, k as f64) * 1.98e-3 + Vec3::splat(jitter);
+            sim.add_ball(grain(pos, Vec3::ZERO, g)).unwrap();
         }
         sim.prepare().unwrap();
         sim
@@ -2084,16 +2089,7 @@ mod tests {
         // Two balls 0.5 mm apart, the first moving towards the second.
         let mut balls = Balls::default();
         for (x, v) in [(0.0, 1.0), (2.5e-3, 0.0)] {
-            balls.push(BallInit {
-                pos: Vec3::new(x, 0.0, 0.0),
-                radius: 1e-3,
-                density: 2500.0,
-                velocity: Vec3::new(v, 0.0, 0.0),
-                spin: Vec3::ZERO,
-                group: 0,
-                damping: 0.0,
-                fixity: Default::default(),
-            });
+            balls.push(grain(Vec3::new(x, 0.0, 0.0), Vec3::new(v, 0.0, 0.0), 0));
         }
         let kin = Kinematics {
             pos: &balls.pos,

@@ -9,6 +9,7 @@
 //! to end1 over one timestep.
 
 use crate::math::Vec3;
+use crate::sim::BATCH;
 use talus_sdk::{flags, ContactInput, ContactOutput};
 
 /// The geometric state of one contact.
@@ -250,6 +251,21 @@ pub struct ContactStore {
     /// Set whenever a contact is added or removed (slots changed); the
     /// contact pass clears it once it has re-planned its segments.
     pub changed: bool,
+    /// Per chunk of [`BATCH`] slots: how its contacts' kinds alternate
+    /// (see [`ContactStore::note_switches`]).
+    order: Vec<ChunkOrder>,
+}
+
+/// How the kinds of one chunk's contacts alternate, for
+/// [`ContactStore::note_switches`].
+#[derive(Clone, Copy, Debug, Default)]
+struct ChunkOrder {
+    /// Changes of kind beyond the floor, summed since the last regrouping.
+    excess: u32,
+    /// Changes of kind in the first step after the last regrouping.
+    floor: u32,
+    /// Set by a regrouping: the next step's count becomes the floor.
+    floor_pending: bool,
 }
 
 impl ContactStore {
@@ -299,6 +315,71 @@ impl ContactStore {
         self.carry.push(0);
         self.state.extend(std::iter::repeat_n(0.0, self.stride));
         self.id.len() - 1
+    }
+
+    /// Notes, per chunk, how often a contact of another kind (ball-ball or
+    /// ball-facet, busy or idle) than the one before it is met by the steps
+    /// since the last count.
+    ///
+    /// Contacts that flicker between touching and not make some changes
+    /// whatever the order, so a chunk's first count after its regrouping
+    /// is taken as its floor, and only what lies above it is summed. A
+    /// change costs the contact pass a mispredicted branch or two per step,
+    /// a regrouping about one contact's move per contact of the chunk; it
+    /// is due once the excess adds up to the chunk's length, which keeps
+    /// the two costs even.
+    pub fn note_switches(&mut self, counts: &[u32]) {
+        self.order.resize(counts.len(), ChunkOrder::default());
+        for (o, &n) in self.order.iter_mut().zip(counts) {
+            if o.floor_pending {
+                o.floor = n;
+                o.floor_pending = false;
+            } else {
+                o.excess = o.excess.saturating_add(n.saturating_sub(o.floor));
+            }
+        }
+    }
+
+    /// The chunks due for a regrouping by kind (all of them if `always`).
+    pub fn regroup_due(&self, always: bool) -> Vec<usize> {
+        let n = self.len().div_ceil(BATCH);
+        (0..n)
+            .filter(|&c| always || self.order.get(c).is_some_and(|o| o.excess > BATCH as u32))
+            .collect()
+    }
+
+    /// Regroups the contacts of chunk `c` by `group` (stable: each group in
+    /// its old order, groups in increasing order); returns whether any
+    /// contact moved.
+    pub fn regroup_chunk(&mut self, c: usize, group: impl Fn(&Self, usize) -> usize) -> bool {
+        fn reorder<T: Copy>(v: &mut [T], order: &[usize], per: usize) {
+            let old = v.to_vec();
+            for (to, &k) in v.chunks_exact_mut(per).zip(order) {
+                to.copy_from_slice(&old[k * per..(k + 1) * per]);
+            }
+        }
+        let range = c * BATCH..((c + 1) * BATCH).min(self.len());
+        let mut order: Vec<usize> = (0..range.len()).collect();
+        order.sort_by_key(|&k| group(self, range.start + k));
+        if let Some(o) = self.order.get_mut(c) {
+            o.excess = 0;
+            o.floor_pending = true;
+        }
+        if order.iter().enumerate().all(|(i, &k)| i == k) {
+            return false;
+        }
+        self.changed = true;
+        let r = range.clone();
+        reorder(&mut self.id[r.clone()], &order, 1);
+        reorder(&mut self.end1[r.clone()], &order, 1);
+        reorder(&mut self.end2[r.clone()], &order, 1);
+        reorder(&mut self.plane[r.clone()], &order, 1);
+        reorder(&mut self.setup[r.clone()], &order, 1);
+        reorder(&mut self.output[r.clone()], &order, 1);
+        reorder(&mut self.carry[r.clone()], &order, 1);
+        let n = self.stride;
+        reorder(&mut self.state[r.start * n..r.end * n], &order, n);
+        true
     }
 
     /// Removes the contact in `slot`; the last contact moves into it.
@@ -501,5 +582,94 @@ mod tests {
         st.swap_remove(0);
         assert_eq!(st.id, vec![2, 1]);
         assert_eq!(st.state, vec![2.0, 12.0, 1.0, 11.0]);
+    }
+
+    /// A store of `n` contacts whose every column tells the contact's
+    /// number `k` (id `100 + k`); every fifth has a facet as end2 and
+    /// those with `k % 7 < 3` carry flag bit 20.
+    fn numbered_store(n: usize) -> ContactStore {
+        use crate::cellspace::FACET;
+        let mut st = ContactStore::new(2);
+        for k in 0..n {
+            let end2 = if k % 5 == 0 {
+                FACET | k as u32
+            } else {
+                k as u32 + 1
+            };
+            let slot = st.push(100 + k as u64, k as u32, end2, (k % 3) as u32, k as f64);
+            st.plane[slot].gap = k as f64;
+            st.output[slot].force[0] = k as f64;
+            st.carry[slot] = (k % 3) as u8;
+            st.state[2 * slot..2 * slot + 2].copy_from_slice(&[k as f64, -(k as f64)]);
+            if k % 7 < 3 {
+                st.setup[slot].flags |= 1 << 20;
+            }
+        }
+        st
+    }
+
+    fn facet_then_flag(st: &ContactStore, k: usize) -> usize {
+        usize::from(st.end2[k] & crate::cellspace::FACET != 0) * 2
+            + usize::from(st.setup[k].flags & (1 << 20) != 0)
+    }
+
+    #[test]
+    fn a_regrouped_chunk_keeps_each_contacts_data_together() {
+        let n = BATCH + 300;
+        let mut st = numbered_store(n);
+        assert!(st.regroup_chunk(1, facet_then_flag));
+        let number = |slot: usize| (st.id[slot] - 100) as usize;
+        for slot in 0..n {
+            let k = number(slot);
+            assert_eq!(slot / BATCH, k / BATCH, "slot {slot} left its chunk");
+            assert_eq!(st.end1[slot], k as u32);
+            assert_eq!(st.setup[slot].mass, k as f64);
+            assert_eq!(st.setup[slot].prop_set, (k % 3) as u32);
+            assert_eq!(st.plane[slot].gap, k as f64);
+            assert_eq!(st.output[slot].force[0], k as f64);
+            assert_eq!(st.carry[slot], (k % 3) as u8);
+            assert_eq!(st.state_of(slot), [k as f64, -(k as f64)]);
+        }
+        // The first chunk is as it was; the second is grouped, each group
+        // in its old order.
+        assert!((0..BATCH).all(|slot| number(slot) == slot));
+        for slot in BATCH + 1..n {
+            let (g0, g1) = (facet_then_flag(&st, slot - 1), facet_then_flag(&st, slot));
+            assert!(
+                g0 < g1 || (g0 == g1 && number(slot - 1) < number(slot)),
+                "slot {slot}"
+            );
+        }
+        assert!((BATCH..n).any(|slot| number(slot) != slot));
+        // Grouped already: nothing moves.
+        assert!(!st.regroup_chunk(1, facet_then_flag));
+    }
+
+    #[test]
+    fn a_chunk_is_due_once_its_changes_above_the_floor_add_up_to_its_length() {
+        let mut st = numbered_store(2 * BATCH);
+        let per_step = 10;
+        let steps = BATCH / per_step;
+        // A fresh store has no floor: every change counts.
+        for _ in 0..steps {
+            st.note_switches(&[per_step as u32, 0]);
+        }
+        assert!(st.regroup_due(false).is_empty());
+        st.note_switches(&[per_step as u32, 0]);
+        assert_eq!(st.regroup_due(false), [0]);
+        assert_eq!(st.regroup_due(true), [0, 1]);
+        st.regroup_chunk(0, facet_then_flag);
+        assert!(st.regroup_due(false).is_empty());
+        // The first count after the regrouping (flickering contacts) is
+        // the floor: staying at it never makes the chunk due, going above
+        // it does once the excess exceeds the length.
+        for _ in 0..10 * BATCH {
+            st.note_switches(&[50, 0]);
+        }
+        assert!(st.regroup_due(false).is_empty());
+        for _ in 0..=steps {
+            st.note_switches(&[50 + per_step as u32, 0]);
+        }
+        assert_eq!(st.regroup_due(false), [0]);
     }
 }

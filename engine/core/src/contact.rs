@@ -368,7 +368,8 @@ impl ContactStore {
         if order.iter().enumerate().all(|(i, &k)| i == k) {
             return false;
         }
-        self.changed = true;
+        // `changed` stays as it is: the contacts keep their chunk, hence
+        // their segment of the parallel pass.
         let r = range.clone();
         reorder(&mut self.id[r.clone()], &order, 1);
         reorder(&mut self.end1[r.clone()], &order, 1);

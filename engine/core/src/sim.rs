@@ -895,10 +895,12 @@ impl Simulation {
         for m in &mut self.models {
             let st = &mut m.store;
             if sample {
-                let counts: Vec<u32> = (0..st.len())
-                    .step_by(BATCH)
+                let store = &*st;
+                let counts: Vec<u32> = (0..store.len().div_ceil(BATCH))
+                    .into_par_iter()
                     .map(|c| {
-                        let kinds = (c..(c + BATCH).min(st.len())).map(|k| contact_kind(st, k));
+                        let slots = c * BATCH..((c + 1) * BATCH).min(store.len());
+                        let kinds = slots.map(|k| contact_kind(store, k));
                         let changes = kinds.clone().zip(kinds.skip(1)).filter(|(a, b)| a != b);
                         changes.count() as u32 * KIND_SAMPLE as u32
                     })

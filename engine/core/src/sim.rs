@@ -1721,7 +1721,9 @@ struct Sums<'a> {
 }
 
 impl Sums<'_> {
-    #[inline]
+    // Always inlined: as a call (two per contact) it cost 7 % of a dense
+    // step (measured: dense 10k, one thread, 3.70 s -> 3.43 s).
+    #[inline(always)]
     fn ball(&mut self, i: u32, end: End, force: Vec3, torque: Vec3, stiffness: f64) {
         if let Some((first, k)) = self.earlier {
             if first[i as usize] != k {

@@ -248,8 +248,9 @@ pub struct ContactStore {
     /// How many contacts have a facet as end2 (the wall stage skips stores
     /// without any).
     pub n_facet: usize,
-    /// Set whenever a contact is added or removed (slots changed); the
-    /// contact pass clears it once it has re-planned its segments.
+    /// Set whenever a contact is added or removed (contacts may change
+    /// chunk; a regrouping moves them only within theirs); the contact
+    /// pass clears it once it has re-planned its segments.
     pub changed: bool,
     /// Per chunk of [`BATCH`] slots: how its contacts' kinds alternate
     /// (see [`ContactStore::note_switches`]).

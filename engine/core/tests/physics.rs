@@ -308,7 +308,8 @@ fn recorded_planes_of_open_contacts_match_the_positions() {
     assert!(open > 0, "the test needs open contacts");
 }
 
-/// A model that returns a NaN force once the overlap passes 1 um.
+/// A model that returns a NaN once the overlap passes 1 um: in the force
+/// of a ball-ball contact, in the moment of a ball-facet one.
 struct NanModel;
 
 impl talus_sdk::ContactModel for NanModel {
@@ -339,11 +340,14 @@ impl talus_sdk::ContactModel for NanModel {
         if input.gap < 0.0 {
             out.status = talus_sdk::STATUS_ACTIVE;
             out.stiffness = [1e3, 0.0];
-            out.force[0] = if input.gap < -1e-6 {
-                f64::NAN
-            } else {
-                1e3 * -input.gap
-            };
+            out.force[0] = 1e3 * -input.gap;
+            if input.gap < -1e-6 {
+                if input.flags & talus_sdk::flags::END2_FACET != 0 {
+                    out.moment[2] = f64::NAN;
+                } else {
+                    out.force[0] = f64::NAN;
+                }
+            }
         } else {
             out.status = talus_sdk::STATUS_COULD_BE_ACTIVE;
             out.stiffness = [1e3, 0.0];
@@ -351,17 +355,28 @@ impl talus_sdk::ContactModel for NanModel {
     }
 }
 
-#[test]
-fn a_nan_force_mid_run_stops_with_the_contact_named() {
+/// Runs a ball at 1 m/s into a second ball, or into a one-facet wall,
+/// 10 um away, with [`NanModel`]; returns the step that failed and the
+/// error.
+fn nan_run(into_wall: bool) -> (u64, talus_core::StepError) {
     let mut sim = Simulation::new(Settings {
         gravity: Vec3::ZERO,
         timestep: Timestep::Fixed(1e-6),
         cell_tolerance: None,
     });
     let g = sim.group("g");
+    let w = sim.group("w");
     let m = sim.add_model(talus_sdk::entry::<NanModel>());
     sim.assign(g, g, m, vec![]).unwrap();
-    sim.add_ball(ball(Vec3::ZERO, Vec3::ZERO, g)).unwrap();
+    sim.assign(g, w, m, vec![]).unwrap();
+    if into_wall {
+        let (x, s) = (RADIUS, 10.0 * RADIUS);
+        let v = [[x, -s, -s], [x, s, -s], [x, 0.0, s]];
+        let wall = Wall::new("plate", &v, &[[0, 1, 2]], None).unwrap();
+        sim.add_wall(wall, w);
+    } else {
+        sim.add_ball(ball(Vec3::ZERO, Vec3::ZERO, g)).unwrap();
+    }
     sim.add_ball(ball(
         Vec3::new(2.0 * RADIUS + 1e-5, 0.0, 0.0),
         Vec3::new(-1.0, 0.0, 0.0),
@@ -376,23 +391,26 @@ fn a_nan_force_mid_run_stops_with_the_contact_named() {
             break;
         }
     }
-    let e = failure.expect("the NaN must stop the run");
-    let msg = e.to_string();
-    assert!(
-        matches!(e, talus_core::StepError::NonFiniteForce { contact: 1, .. }),
-        "{msg}"
-    );
-    assert!(
-        msg.contains("contact 1") && msg.contains("nan_after_1um"),
-        "{msg}"
-    );
-    // The step that failed is the first with an overlap beyond 1 um: gap
-    // 1e-5 closes at 1 m/s, so about step 11.
-    assert!(
-        (10..=13).contains(&sim.step),
-        "stopped at step {}",
-        sim.step
-    );
+    (sim.step, failure.expect("the NaN must stop the run"))
+}
+
+#[test]
+fn a_nan_force_mid_run_stops_with_the_contact_named() {
+    for into_wall in [false, true] {
+        let (step, e) = nan_run(into_wall);
+        let msg = e.to_string();
+        assert!(
+            matches!(e, talus_core::StepError::NonFiniteForce { contact: 1, .. }),
+            "{msg}"
+        );
+        assert!(
+            msg.contains("contact 1") && msg.contains("nan_after_1um"),
+            "{msg}"
+        );
+        // The step that failed is the first with an overlap beyond 1 um:
+        // gap 1e-5 closes at 1 m/s, so about step 11.
+        assert!((10..=13).contains(&step), "stopped at step {step}");
+    }
 }
 
 /// Local damping against its closed form: with gravity alone, a component

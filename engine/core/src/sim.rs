@@ -23,7 +23,6 @@ use crate::balls::{BallInit, Balls};
 use crate::cellspace::{self, CellSpace, FACET};
 use crate::contact::{self, ContactStore, EndMotion};
 use crate::error::{SetupError, StepError};
-use crate::geometry::closest_point_triangle;
 use crate::math::{Aabb, Vec3};
 use crate::wall::Wall;
 use crate::wall_logic;
@@ -397,17 +396,13 @@ impl Simulation {
         self.models.iter().map(|m| m.store.len()).sum()
     }
 
-    /// Number of active contacts in the last cycle.
+    /// Number of active contacts in the last cycle: counted on the carry
+    /// column, one byte per contact, which holds the status of every
+    /// contact's last model call (the outputs are ~100 bytes apart).
     pub fn n_active(&self) -> usize {
         self.models
             .iter()
-            .map(|m| {
-                m.store
-                    .output
-                    .iter()
-                    .filter(|o| o.status == talus_sdk::STATUS_ACTIVE)
-                    .count()
-            })
+            .map(|m| m.store.carry.iter().filter(|&&c| c == CARRY_FORCE).count())
             .sum()
     }
 
@@ -1141,9 +1136,8 @@ impl Simulation {
                                 continue;
                             }
                         }
-                        let [p, q, r] = wall.corners(f as usize);
                         let was_overlapping = plane.gap < 0.0;
-                        let (xf, region) = closest_point_triangle(x, p, q, r);
+                        let (xf, region) = wall.closest_point(f as usize, x);
                         plane.gap = (xf - x).length() - balls.radius[a as usize];
                         // The side is chosen when the ball starts to overlap the
                         // facet and kept while it overlaps, so a ball entering
@@ -1511,8 +1505,7 @@ impl Simulation {
                     let (n, gap, xc) = if b & FACET != 0 {
                         let (wi, f) = owner[(b & !FACET) as usize];
                         let wall = &walls[wi as usize];
-                        let [p, q, t] = wall.corners(f as usize);
-                        let (xf, region) = closest_point_triangle(x, p, q, t);
+                        let (xf, region) = wall.closest_point(f as usize, x);
                         plane.region = region.code();
                         contact::plane_ball_facet(x, r, xf, wall.normals[f as usize])
                     } else {
@@ -2276,6 +2269,25 @@ mod tests {
             sim.n_active() > 0 && t.contacts > 0.0 && t.motion > 0.0,
             "{t:?}"
         );
+    }
+
+    #[test]
+    fn the_active_count_is_that_of_the_model_outputs() {
+        // A packed bed without walls falls and bounces apart and together:
+        // contacts open, close and are released while the count is taken.
+        let mut sim = packed(6);
+        let (mut some_active, mut some_not) = (false, false);
+        for _ in 0..300 {
+            sim.cycle().unwrap();
+            let outputs = sim.models.iter().flat_map(|m| &m.store.output);
+            let active = outputs
+                .filter(|o| o.status == talus_sdk::STATUS_ACTIVE)
+                .count();
+            assert_eq!(sim.n_active(), active, "step {}", sim.step);
+            some_active |= active > 0;
+            some_not |= active < sim.n_contacts();
+        }
+        assert!(some_active && some_not);
     }
 
     /// The step-by-step force sums of `packed(n)` on a pool of `threads`,

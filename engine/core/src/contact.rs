@@ -10,6 +10,7 @@
 
 use crate::math::Vec3;
 use crate::sim::BATCH;
+use rayon::prelude::*;
 use talus_sdk::{flags, ContactInput, ContactOutput};
 
 /// The geometric state of one contact.
@@ -349,39 +350,91 @@ impl ContactStore {
             .collect()
     }
 
-    /// Regroups the contacts of chunk `c` by `group` (stable: each group in
-    /// its old order, groups in increasing order); returns whether any
-    /// contact moved.
-    pub fn regroup_chunk(&mut self, c: usize, group: impl Fn(&Self, usize) -> usize) -> bool {
-        fn reorder<T: Copy>(v: &mut [T], order: &[usize], per: usize) {
+    /// Regroups the contacts of each chunk in `chunks` by `group`
+    /// (stable: each group in its old order, groups in increasing order),
+    /// the chunks in parallel; returns how many chunks had a contact move.
+    pub fn regroup_chunks(
+        &mut self,
+        chunks: &[usize],
+        group: impl Fn(&Self, usize) -> usize + Sync,
+    ) -> usize {
+        // Slots within a chunk are numbered in 16 bits.
+        const _: () = assert!(BATCH <= 1 << 16);
+        fn reorder<T: Copy>(v: &mut [T], order: &[u16], per: usize) {
             let old = v.to_vec();
             for (to, &k) in v.chunks_exact_mut(per).zip(order) {
+                let k = k as usize;
                 to.copy_from_slice(&old[k * per..(k + 1) * per]);
             }
         }
-        let range = c * BATCH..((c + 1) * BATCH).min(self.len());
-        let mut order: Vec<usize> = (0..range.len()).collect();
-        order.sort_by_key(|&k| group(self, range.start + k));
-        if let Some(o) = self.order.get_mut(c) {
-            o.excess = 0;
-            o.floor_pending = true;
+        for &c in chunks {
+            if let Some(o) = self.order.get_mut(c) {
+                o.excess = 0;
+                o.floor_pending = true;
+            }
         }
-        if order.iter().enumerate().all(|(i, &k)| i == k) {
-            return false;
+        // The new order of every chunk that changes, by chunk.
+        let n_chunks = self.len().div_ceil(BATCH);
+        let mut orders: Vec<Option<Vec<u16>>> = vec![None; n_chunks];
+        let found: Vec<(usize, Vec<u16>)> = {
+            let st = &*self;
+            chunks
+                .par_iter()
+                .filter(|&&c| c < n_chunks)
+                .filter_map(|&c| {
+                    let start = c * BATCH;
+                    let len = BATCH.min(st.len() - start);
+                    let mut order: Vec<u16> = (0..len as u16).collect();
+                    order.sort_by_key(|&k| group(st, start + k as usize));
+                    let moved = order.iter().enumerate().any(|(i, &k)| i != k as usize);
+                    moved.then_some((c, order))
+                })
+                .collect()
+        };
+        let moved = found.len();
+        if moved == 0 {
+            return 0;
+        }
+        for (c, order) in found {
+            orders[c] = Some(order);
         }
         // `changed` stays as it is: the contacts keep their chunk, hence
         // their segment of the parallel pass.
-        let r = range.clone();
-        reorder(&mut self.id[r.clone()], &order, 1);
-        reorder(&mut self.end1[r.clone()], &order, 1);
-        reorder(&mut self.end2[r.clone()], &order, 1);
-        reorder(&mut self.plane[r.clone()], &order, 1);
-        reorder(&mut self.setup[r.clone()], &order, 1);
-        reorder(&mut self.output[r.clone()], &order, 1);
-        reorder(&mut self.carry[r.clone()], &order, 1);
         let n = self.stride;
-        reorder(&mut self.state[r.start * n..r.end * n], &order, n);
-        true
+        let columns = self
+            .id
+            .par_chunks_mut(BATCH)
+            .zip(self.end1.par_chunks_mut(BATCH));
+        let columns = columns.zip(
+            self.end2
+                .par_chunks_mut(BATCH)
+                .zip(self.plane.par_chunks_mut(BATCH)),
+        );
+        let columns = columns.zip(
+            self.setup
+                .par_chunks_mut(BATCH)
+                .zip(self.output.par_chunks_mut(BATCH)),
+        );
+        let columns = columns.zip(
+            self.carry
+                .par_chunks_mut(BATCH)
+                .zip(self.state.par_chunks_mut(BATCH * n)),
+        );
+        columns.zip(orders.par_iter()).for_each(
+            |(((((id, end1), (end2, plane)), (setup, output)), (carry, state)), order)| {
+                if let Some(order) = order {
+                    reorder(id, order, 1);
+                    reorder(end1, order, 1);
+                    reorder(end2, order, 1);
+                    reorder(plane, order, 1);
+                    reorder(setup, order, 1);
+                    reorder(output, order, 1);
+                    reorder(carry, order, 1);
+                    reorder(state, order, n);
+                }
+            },
+        );
+        moved
     }
 
     /// Removes the contact in `slot`; the last contact moves into it.
@@ -619,7 +672,7 @@ mod tests {
     fn a_regrouped_chunk_keeps_each_contacts_data_together() {
         let n = BATCH + 300;
         let mut st = numbered_store(n);
-        assert!(st.regroup_chunk(1, facet_then_flag));
+        assert_eq!(st.regroup_chunks(&[1], facet_then_flag), 1);
         let number = |slot: usize| (st.id[slot] - 100) as usize;
         for slot in 0..n {
             let k = number(slot);
@@ -644,7 +697,16 @@ mod tests {
         }
         assert!((BATCH..n).any(|slot| number(slot) != slot));
         // Grouped already: nothing moves.
-        assert!(!st.regroup_chunk(1, facet_then_flag));
+        assert_eq!(st.regroup_chunks(&[1], facet_then_flag), 0);
+        // Several chunks at once, in parallel: as one by one.
+        let mut one_by_one = numbered_store(3 * BATCH + 10);
+        let mut at_once = numbered_store(3 * BATCH + 10);
+        for c in [0, 3] {
+            one_by_one.regroup_chunks(&[c], facet_then_flag);
+        }
+        assert_eq!(at_once.regroup_chunks(&[0, 3], facet_then_flag), 2);
+        assert_eq!(at_once.id, one_by_one.id);
+        assert!((BATCH..3 * BATCH).all(|slot| at_once.id[slot] == 100 + slot as u64));
     }
 
     #[test]
@@ -660,7 +722,7 @@ mod tests {
         st.note_switches(&[per_step as u32, 0]);
         assert_eq!(st.regroup_due(false), [0]);
         assert_eq!(st.regroup_due(true), [0, 1]);
-        st.regroup_chunk(0, facet_then_flag);
+        st.regroup_chunks(&[0], facet_then_flag);
         assert!(st.regroup_due(false).is_empty());
         // The first count after the regrouping (flickering contacts) is
         // the floor: staying at it never makes the chunk due, going above

@@ -906,9 +906,8 @@ impl Simulation {
                     .collect();
                 st.note_switches(&counts);
             }
-            for c in st.regroup_due(always) {
-                st.regroup_chunk(c, contact_kind);
-            }
+            let due = st.regroup_due(always);
+            st.regroup_chunks(&due, contact_kind);
         }
     }
 

@@ -295,8 +295,7 @@ impl CellSpace {
         // Each moved piece's pairs are found independently (in parallel
         // when many moved); the order of the list comes from the sort.
         let this = &*self;
-        let pairs_of = |&p: &u32| {
-            let mut pairs = Vec::new();
+        let pairs_of = |pairs: &mut Vec<(u32, u32)>, p: u32| {
             let range = this.range_of_piece(p);
             let ext = *this.extent(p);
             Self::for_cells_at(this.dims, range, |c, at| {
@@ -324,12 +323,22 @@ impl CellSpace {
                     pairs.push(pair);
                 }
             });
-            pairs
         };
         if moved.len() < PARALLEL_MOVED {
-            out.extend(moved.iter().flat_map(pairs_of));
+            for &p in &moved {
+                pairs_of(out, p);
+            }
         } else {
-            out.par_extend(moved.par_iter().with_min_len(16).flat_map_iter(pairs_of));
+            // One list per rayon job rather than one per piece.
+            let lists: Vec<Vec<(u32, u32)>> = moved
+                .par_iter()
+                .with_min_len(16)
+                .fold(Vec::new, |mut pairs, &p| {
+                    pairs_of(&mut pairs, p);
+                    pairs
+                })
+                .collect();
+            out.extend(lists.into_iter().flatten());
         }
         out.par_sort_unstable();
         out.dedup();
@@ -342,5 +351,95 @@ impl CellSpace {
         }
         self.moved = moved;
         self.moved.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// Every pair with a moved piece that is `near`, by brute force over
+    /// all pairs, normalised as `candidates` gives them (ball first; two
+    /// balls by index). Facets never move here.
+    fn brute(cs: &CellSpace, moved: &[bool], n_facets: usize) -> Vec<(u32, u32)> {
+        let n = moved.len() as u32;
+        let mut pairs = Vec::new();
+        for a in 0..n {
+            for b in a + 1..n {
+                if (moved[a as usize] || moved[b as usize]) && cs.near(a, b) {
+                    pairs.push((a, b));
+                }
+            }
+            for g in 0..n_facets as u32 {
+                if moved[a as usize] && cs.near(a, FACET | g) {
+                    pairs.push((a, FACET | g));
+                }
+            }
+        }
+        pairs.sort_unstable();
+        pairs
+    }
+
+    #[test]
+    fn candidates_are_the_near_pairs_of_moved_pieces() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let side = 12.0;
+        let domain = Aabb {
+            min: Vec3::ZERO,
+            max: Vec3::splat(side),
+        };
+        let (r_max, tol) = (0.5, 0.05);
+        let mut cs = CellSpace::new(domain, 2.0 * (r_max + tol), tol);
+        let n = 600;
+        let mut balls: Vec<(Vec3, f64)> = (0..n)
+            .map(|_| {
+                let p = Vec3::new(
+                    rng.random_range(0.0..side),
+                    rng.random_range(0.0..side),
+                    rng.random_range(0.0..side),
+                );
+                (p, rng.random_range(0.2..r_max))
+            })
+            .collect();
+        for &(p, r) in &balls {
+            cs.add_ball(p, r);
+        }
+        // Thin slabs, as wall facets are, across the box.
+        let n_facets = 6;
+        for k in 0..n_facets {
+            let z = side * (k as f64 + 0.5) / n_facets as f64;
+            cs.add_facet(Aabb {
+                min: Vec3::new(1.0, 1.0 + k as f64, z),
+                max: Vec3::new(side - 1.0, 4.0 + k as f64, z + 0.01),
+            });
+        }
+        let mut out = Vec::new();
+        // First everything was just added; then a few balls move (the
+        // serial path), then many (the parallel one).
+        cs.candidates(&mut out);
+        let all = brute(&cs, &vec![true; n], n_facets);
+        // Facet-facet pairs are never candidates; pairs of a ball and a
+        // facet come from the ball's side or the facet's, once.
+        assert_eq!(out, all);
+        assert!(out.iter().any(|&(_, b)| b & FACET != 0));
+        for moving in [5, 200] {
+            let mut moved = vec![false; n];
+            for _ in 0..moving {
+                let i = rng.random_range(0..n);
+                let step = Vec3::new(
+                    rng.random_range(-0.4..0.4),
+                    rng.random_range(-0.4..0.4),
+                    rng.random_range(-0.4..0.4),
+                );
+                balls[i].0 = (balls[i].0 + step).clamp(Vec3::ZERO, Vec3::splat(side));
+                moved[i] |= cs.update_ball(i, balls[i].0, balls[i].1);
+            }
+            assert!(moved.iter().filter(|&&m| m).count() * 2 > moving);
+            cs.candidates(&mut out);
+            assert_eq!(out, brute(&cs, &moved, n_facets), "{moving} moving");
+            assert!(!cs.any_moved());
+        }
     }
 }

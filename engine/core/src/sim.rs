@@ -1681,6 +1681,9 @@ struct FirstTouch {
     n_seg: usize,
     /// Segment k holds chunks `bounds[k]..bounds[k + 1]`.
     bounds: Vec<usize>,
+    /// Per segment, a bit per ball: whether the segment has a contact
+    /// with it (scratch of `plan`).
+    touched: Vec<Vec<u64>>,
 }
 
 /// What a busy contact costs the contact pass against an idle one, for
@@ -1696,7 +1699,7 @@ impl FirstTouch {
     fn plan(&mut self, store: &ContactStore, n_seg: usize, n_balls: usize) {
         let weights: Vec<usize> = store
             .setup
-            .chunks(BATCH)
+            .par_chunks(BATCH)
             .map(|c| {
                 let idle = c.iter().filter(|s| s.flags & RELEASED != 0).count();
                 c.len() + (c.len() - idle) * (BUSY_WEIGHT - 1)
@@ -1721,21 +1724,36 @@ impl FirstTouch {
             self.bounds.push(at.clamp(lo, n_chunks - (n_seg - k)));
         }
         self.bounds.push(n_chunks);
-        self.first.clear();
-        self.first.resize(n_balls, u8::MAX);
         self.n_seg = n_seg;
+        // The balls each segment touches, the segments in parallel; then
+        // each ball's first segment, the balls in parallel.
         let bounds = &self.bounds;
-        for k in 0..self.n_seg {
+        self.touched.resize_with(n_seg, Vec::new);
+        let touched = &mut self.touched[..n_seg];
+        touched.par_iter_mut().enumerate().for_each(|(k, bits)| {
+            bits.clear();
+            bits.resize(n_balls.div_ceil(64), 0);
             let slots = bounds[k] * BATCH..(bounds[k + 1] * BATCH).min(store.len());
             for (&a, &b) in store.end1[slots.clone()].iter().zip(&store.end2[slots]) {
-                let fa = &mut self.first[a as usize];
-                *fa = (*fa).min(k as u8);
+                bits[a as usize / 64] |= 1 << (a % 64);
                 if b & FACET == 0 {
-                    let fb = &mut self.first[b as usize];
-                    *fb = (*fb).min(k as u8);
+                    bits[b as usize / 64] |= 1 << (b % 64);
                 }
             }
-        }
+        });
+        let touched = &self.touched[..n_seg];
+        self.first.resize(n_balls, u8::MAX);
+        let block = ball_block(n_balls);
+        self.first
+            .par_chunks_mut(block)
+            .enumerate()
+            .for_each(|(c, first)| {
+                for (j, f) in first.iter_mut().enumerate() {
+                    let i = c * block + j;
+                    let by = |bits: &Vec<u64>| bits[i / 64] & (1 << (i % 64)) != 0;
+                    *f = touched.iter().position(by).map_or(u8::MAX, |k| k as u8);
+                }
+            });
     }
 }
 
@@ -2457,6 +2475,37 @@ mod tests {
         assert_eq!(plan.bounds, [0, 2, 4, 6, 8]);
         // Ball 0 is end1 of slot 0: its first segment is the first.
         assert_eq!(plan.first[0], 0);
+        // Every ball's first segment, against a walk through the slots:
+        // ball 300 + s / 9 is end1 of slot s, and ball 17 higher end2 of
+        // every odd slot (a facet of the even ones), so every segment
+        // touches some balls first, and balls below 300 or above 658 are
+        // touched by none.
+        let mut st = ContactStore::new(1);
+        let n_balls = 1000;
+        for slot in 0..3 * BATCH {
+            let k = (slot / 9 + 300) as u32 % 900;
+            let other = if slot % 2 == 0 {
+                FACET | 3
+            } else {
+                (k + 17) % 900
+            };
+            st.push(slot as u64, k, other, 0, 1.0);
+        }
+        for n_seg in [1, 2, 3] {
+            plan.plan(&st, n_seg, n_balls);
+            let mut want = vec![u8::MAX; n_balls];
+            for k in 0..n_seg {
+                for slot in plan.bounds[k] * BATCH..(plan.bounds[k + 1] * BATCH).min(st.len()) {
+                    for end in [st.end1[slot], st.end2[slot]] {
+                        if end & FACET == 0 {
+                            want[end as usize] = want[end as usize].min(k as u8);
+                        }
+                    }
+                }
+            }
+            assert_eq!(plan.first, want, "{n_seg} segments");
+            assert!(want.iter().any(|&f| f as usize == n_seg - 1) && want.contains(&u8::MAX));
+        }
     }
 
     #[test]

@@ -251,8 +251,11 @@ pub struct ContactStore {
     pub n_facet: usize,
     /// Set whenever a contact is added or removed (contacts may change
     /// chunk; a regrouping moves them only within theirs); the contact
-    /// pass clears it once it has re-planned its segments.
+    /// pass clears it once it has brought its segment plan up to date.
     pub changed: bool,
+    /// The slots a contact arrived in (added, or moved in by a removal)
+    /// since `changed` was last cleared; the contact pass clears it too.
+    pub arrived: Vec<u32>,
     /// Per chunk of [`BATCH`] slots: how its contacts' kinds alternate
     /// (see [`ContactStore::note_switches`]).
     order: Vec<ChunkOrder>,
@@ -298,6 +301,7 @@ impl ContactStore {
     /// Appends a contact with zeroed state; returns its slot.
     pub fn push(&mut self, id: u64, end1: u32, end2: u32, prop_set: u32, mass: f64) -> usize {
         self.changed = true;
+        self.arrived.push(self.id.len() as u32);
         self.id.push(id);
         self.end1.push(end1);
         self.end2.push(end2);
@@ -451,6 +455,7 @@ impl ContactStore {
         self.carry.swap_remove(slot);
         let n = self.stride;
         if slot != last {
+            self.arrived.push(slot as u32);
             let (head, tail) = self.state.split_at_mut(last * n);
             head[slot * n..(slot + 1) * n].copy_from_slice(&tail[..n]);
         }

@@ -988,10 +988,15 @@ impl Simulation {
             }
             // Segment k holds chunks bounds[k]..bounds[k + 1].
             let first = &mut self.first_touch[mi];
-            if n_seg > 1 && (st.changed || first.n_seg != n_seg || first.first.len() != n_balls) {
-                first.plan(st, n_seg, n_balls);
-                st.changed = false;
+            if n_seg > 1 {
+                if first.n_seg != n_seg || first.first.len() != n_balls || first.stale(st, step) {
+                    first.plan(st, n_seg, n_balls, step);
+                } else if st.changed {
+                    first.update(st);
+                }
             }
+            st.changed = false;
+            st.arrived.clear();
             let bounds: Vec<usize> = if n_seg > 1 {
                 first.bounds.clone()
             } else {
@@ -1684,7 +1689,15 @@ struct FirstTouch {
     /// Per segment, a bit per ball: whether the segment has a contact
     /// with it (scratch of `plan`).
     touched: Vec<Vec<u64>>,
+    /// The step of the last plan, and the contacts that arrived in a slot
+    /// since (see [`FirstTouch::stale`]).
+    planned_at: u64,
+    arrivals: usize,
 }
+
+/// Steps between two cuts of the contact pass into segments (see
+/// [`FirstTouch::stale`]).
+const REPLAN_STEPS: u64 = 64;
 
 /// What a busy contact costs the contact pass against an idle one, for
 /// cutting the pass into segments of equal work (about 900 instructions
@@ -1696,7 +1709,9 @@ impl FirstTouch {
     /// work (busy contacts weigh [`BUSY_WEIGHT`] idle ones), and finds
     /// each ball's first segment. The cut decides only which contributions
     /// wait, never the order of any sum.
-    fn plan(&mut self, store: &ContactStore, n_seg: usize, n_balls: usize) {
+    fn plan(&mut self, store: &ContactStore, n_seg: usize, n_balls: usize, step: u64) {
+        self.planned_at = step;
+        self.arrivals = 0;
         let weights: Vec<usize> = store
             .setup
             .par_chunks(BATCH)
@@ -1754,6 +1769,45 @@ impl FirstTouch {
                     *f = touched.iter().position(by).map_or(u8::MAX, |k| k as u8);
                 }
             });
+    }
+
+    /// Brings the plan up to date after contacts were added and removed,
+    /// without a new cut: new chunks join the last segment, and a ball
+    /// with a contact that arrived in an earlier segment than its first
+    /// gets that segment as its first. A ball whose first segment lost
+    /// its contacts with it keeps it: that segment adds nothing to it,
+    /// all its contributions wait, and they are added in slot order all
+    /// the same.
+    fn update(&mut self, store: &ContactStore) {
+        let n_chunks = store.len().div_ceil(BATCH);
+        for b in &mut self.bounds {
+            *b = (*b).min(n_chunks);
+        }
+        self.bounds[self.n_seg] = n_chunks;
+        self.arrivals += store.arrived.len();
+        for &slot in &store.arrived {
+            let slot = slot as usize;
+            if slot >= store.len() {
+                continue; // removed again since
+            }
+            let chunk = slot / BATCH;
+            let k = self.bounds.partition_point(|&b| b <= chunk) - 1;
+            for end in [store.end1[slot], store.end2[slot]] {
+                if end & FACET == 0 {
+                    let f = &mut self.first[end as usize];
+                    *f = (*f).min(k as u8);
+                }
+            }
+        }
+    }
+
+    /// Whether the segments are due for a new cut: the work drifts as
+    /// contacts come, go, touch and part, so the plan is made anew every
+    /// [`REPLAN_STEPS`] steps, or once the contacts that arrived in a slot
+    /// since the last plan make an eighth of the store.
+    fn stale(&self, store: &ContactStore, step: u64) -> bool {
+        step >= self.planned_at + REPLAN_STEPS
+            || (self.arrivals + store.arrived.len()) * 8 > store.len()
     }
 }
 
@@ -2448,6 +2502,63 @@ mod tests {
     }
 
     #[test]
+    fn an_updated_plan_never_puts_a_balls_first_segment_after_its_contacts() {
+        // Contacts come and go at random between updates; a ball's first
+        // segment may end up earlier than needed (its contacts there
+        // left), never later than one of its contacts, and the segments
+        // keep covering the store.
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        let n_balls = 4 * BATCH / 8 + 1;
+        let mut st = ContactStore::new(1);
+        let push = |st: &mut ContactStore, rng: &mut rand_chacha::ChaCha8Rng| {
+            let a = rng.random_range(0..n_balls as u32);
+            let b = if rng.random_bool(0.2) {
+                FACET | 1
+            } else {
+                rng.random_range(0..n_balls as u32)
+            };
+            st.push(0, a, b, 0, 1.0);
+        };
+        // At first ball k is met only around slot 8 k, so the first
+        // segments of the balls differ; contacts added later have any balls
+        // and move into early slots as others are removed.
+        for slot in 0..4 * BATCH as u32 {
+            st.push(0, slot / 8, slot / 8 + 1, 0, 1.0);
+        }
+        let mut plan = FirstTouch::default();
+        plan.plan(&st, 3, n_balls, 0);
+        st.arrived.clear();
+        for round in 0..40 {
+            for _ in 0..rng.random_range(0..300) {
+                push(&mut st, &mut rng);
+            }
+            for _ in 0..rng.random_range(0..400) {
+                let slot = rng.random_range(0..st.len());
+                st.swap_remove(slot);
+            }
+            plan.update(&st);
+            st.arrived.clear();
+            let b = &plan.bounds;
+            assert!(b[0] == 0 && b[3] == st.len().div_ceil(BATCH));
+            assert!(b.windows(2).all(|w| w[0] <= w[1]), "round {round}: {b:?}");
+            for k in 0..3 {
+                for slot in b[k] * BATCH..(b[k + 1] * BATCH).min(st.len()) {
+                    for end in [st.end1[slot], st.end2[slot]] {
+                        if end & FACET == 0 {
+                            let f = plan.first[end as usize];
+                            assert!(
+                                f as usize <= k,
+                                "round {round}: ball {end} first {f}, in {k}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn segments_are_cut_to_equal_work() {
         // Eight chunks: the first four busy, the last four released.
         let mut st = ContactStore::new(1);
@@ -2460,18 +2571,18 @@ mod tests {
         let mut plan = FirstTouch::default();
         // Work 4 x 16 + 4 x 1 chunk-units; half of it lies after the first
         // three chunks (48 of 68 before the fourth).
-        plan.plan(&st, 2, 101);
+        plan.plan(&st, 2, 101, 0);
         assert_eq!(plan.bounds, [0, 3, 8]);
-        plan.plan(&st, 4, 101);
+        plan.plan(&st, 4, 101, 0);
         assert_eq!(plan.bounds, [0, 2, 3, 4, 8]);
         // As many segments as chunks: one chunk each, whatever the work.
-        plan.plan(&st, 8, 101);
+        plan.plan(&st, 8, 101, 0);
         assert_eq!(plan.bounds, (0..=8).collect::<Vec<_>>());
         // Equal chunks, equal segments.
         for s in &mut st.setup {
             s.flags &= !RELEASED;
         }
-        plan.plan(&st, 4, 101);
+        plan.plan(&st, 4, 101, 0);
         assert_eq!(plan.bounds, [0, 2, 4, 6, 8]);
         // Ball 0 is end1 of slot 0: its first segment is the first.
         assert_eq!(plan.first[0], 0);
@@ -2492,7 +2603,7 @@ mod tests {
             st.push(slot as u64, k, other, 0, 1.0);
         }
         for n_seg in [1, 2, 3] {
-            plan.plan(&st, n_seg, n_balls);
+            plan.plan(&st, n_seg, n_balls, 0);
             let mut want = vec![u8::MAX; n_balls];
             for k in 0..n_seg {
                 for slot in plan.bounds[k] * BATCH..(plan.bounds[k + 1] * BATCH).min(st.len()) {

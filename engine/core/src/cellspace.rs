@@ -40,9 +40,11 @@ pub struct CellSpace {
     pub tolerance: f64,
     /// Cell extent of every ball.
     pub ball_extent: Vec<Aabb>,
-    /// Reference position of every ball (centre when last binned) and its
-    /// radius enlarged by the tolerance.
-    ball_ref: Vec<(Vec3, f64)>,
+    /// Reference position of every ball (centre when last binned); kept
+    /// apart from the radius, which the law of motion does not read.
+    ball_ref: Vec<Vec3>,
+    /// Radius of every ball enlarged by the tolerance.
+    ball_reach: Vec<f64>,
     ball_range: Vec<CellRange>,
     /// Cell extent of every facet (global facet index).
     pub facet_extent: Vec<Aabb>,
@@ -88,6 +90,7 @@ impl CellSpace {
             tolerance,
             ball_extent: Vec::new(),
             ball_ref: Vec::new(),
+            ball_reach: Vec::new(),
             ball_range: Vec::new(),
             facet_extent: Vec::new(),
             facet_range: Vec::new(),
@@ -168,7 +171,8 @@ impl CellSpace {
         let ce = Aabb::of_sphere(centre, radius + self.tolerance);
         let r = self.range_of(&ce);
         self.ball_extent.push(ce);
-        self.ball_ref.push((centre, radius + self.tolerance));
+        self.ball_ref.push(centre);
+        self.ball_reach.push(radius + self.tolerance);
         self.ball_range.push(r);
         self.bin(index, r);
         self.moved.push(index);
@@ -187,10 +191,9 @@ impl CellSpace {
         self.facet_moved.push(true);
     }
 
-    /// Per ball: the centre at its last binning (see [`left_reference`])
-    /// and its enlarged radius
-    /// (what [`CellSpace::must_rebin`] compares against).
-    pub fn ball_refs(&self) -> &[(Vec3, f64)] {
+    /// Per ball: the centre at its last binning (see [`left_reference`]),
+    /// what [`CellSpace::must_rebin`] compares against.
+    pub fn ball_refs(&self) -> &[Vec3] {
         &self.ball_ref
     }
 
@@ -198,7 +201,7 @@ impl CellSpace {
     /// centre moved more than the tolerance since it was last binned.
     #[inline]
     pub fn must_rebin(&self, i: usize, centre: Vec3) -> bool {
-        left_reference(self.ball_ref[i].0, centre, self.tolerance * self.tolerance)
+        left_reference(self.ball_ref[i], centre, self.tolerance * self.tolerance)
     }
 
     /// Re-bins ball `i` if [`CellSpace::must_rebin`]; returns whether it
@@ -208,7 +211,8 @@ impl CellSpace {
         if !self.must_rebin(i, centre) {
             return false;
         }
-        self.ball_ref[i] = (centre, radius + self.tolerance);
+        self.ball_ref[i] = centre;
+        self.ball_reach[i] = radius + self.tolerance;
         let ce = Aabb::of_sphere(centre, radius + self.tolerance);
         let r = self.range_of(&ce);
         let old = self.ball_range[i];
@@ -277,8 +281,8 @@ impl CellSpace {
     #[inline]
     pub fn near(&self, a: u32, b: u32) -> bool {
         if a & FACET == 0 && b & FACET == 0 {
-            let (pa, ra) = self.ball_ref[a as usize];
-            let (pb, rb) = self.ball_ref[b as usize];
+            let (pa, ra) = (self.ball_ref[a as usize], self.ball_reach[a as usize]);
+            let (pb, rb) = (self.ball_ref[b as usize], self.ball_reach[b as usize]);
             (pa - pb).length_squared() <= (ra + rb) * (ra + rb)
         } else {
             self.extent(a).overlaps(self.extent(b))

@@ -768,7 +768,7 @@ impl Simulation {
                         // Whether contact detection must re-bin the ball
                         // (`cellspace::left_reference`).
                         rebin[i] = match refs {
-                            Some((r, tol2)) => cellspace::left_reference(r[i].0, xn, tol2),
+                            Some((r, tol2)) => cellspace::left_reference(r[i], xn, tol2),
                             None => true,
                         };
                         if !(xn.is_finite() && wn.is_finite()) && bad == usize::MAX {

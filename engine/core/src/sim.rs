@@ -54,14 +54,8 @@ const CARRIED: u32 = 1 << 30;
 /// kept while it lasts).
 const SIDE_OFF: u32 = 1 << 29;
 
-/// Engine-owned bit of a released ball-facet contact's flags: this step's
-/// wall stage found the ball unable to touch the facet
-/// ([`Wall::cannot_touch`]), so the contact stays idle without its plane
-/// being read or written (its gap keeps its last exact, positive value).
-const APART: u32 = 1 << 28;
-
 /// Flag bits that never reach models.
-const ENGINE_BITS: u32 = RELEASED | CARRIED | SIDE_OFF | APART;
+const ENGINE_BITS: u32 = RELEASED | CARRIED | SIDE_OFF;
 
 /// What a contact puts on its ends this step ([`ContactStore::carry`]):
 /// nothing, only timestep stiffness, or force (and stiffness).
@@ -1168,11 +1162,10 @@ impl Simulation {
                             // only for output.
                             let apart = wall.cannot_touch(f as usize, x, balls.radius[a as usize]);
                             if apart {
-                                setup.flags |= APART;
+                                plane.gap = f64::INFINITY;
                                 continue;
                             }
                         }
-                        setup.flags &= !APART;
                         let was_overlapping = plane.gap < 0.0;
                         let (xf, region) = wall.closest_point(f as usize, x);
                         plane.gap = (xf - x).length() - balls.radius[a as usize];
@@ -2133,10 +2126,9 @@ fn resolve_one(
     let xa = kin.pos[a];
     let open_released = overlap_only && setup.flags & RELEASED != 0;
     let (n, gap, xc, e2, region, rb) = if b & FACET != 0 {
-        // `wall_gaps` found the ball apart from the facet, or else the
-        // closest facet point, its region and the gap this step and left
-        // the point in `xc`.
-        if open_released && (setup.flags & APART != 0 || plane.gap > 0.0) {
+        // `wall_gaps` found the closest facet point, its region and the gap
+        // this step and left the point in `xc`.
+        if open_released && plane.gap > 0.0 {
             return false;
         }
         let (wi, f) = owner[(b & !FACET) as usize];

@@ -18,6 +18,10 @@ use rayon::prelude::*;
 /// Moved pieces from which [`CellSpace::candidates`] works in parallel.
 const PARALLEL_MOVED: usize = 32;
 
+/// Candidate pairs from which they are sorted in parallel (below, a split
+/// costs more than it saves).
+const PARALLEL_SORT: usize = 1 << 14;
+
 /// Tag bit marking a piece reference as a wall facet (global facet index in
 /// the low bits); without it the reference is a ball index.
 pub const FACET: u32 = 1 << 31;
@@ -333,18 +337,25 @@ impl CellSpace {
                 pairs_of(out, p);
             }
         } else {
-            // One list per rayon job rather than one per piece.
-            let lists: Vec<Vec<(u32, u32)>> = moved
-                .par_iter()
-                .with_min_len(16)
-                .fold(Vec::new, |mut pairs, &p| {
+            // One list per slice of pieces, a few slices per thread.
+            let per = moved
+                .len()
+                .div_ceil(4 * rayon::current_num_threads())
+                .max(16);
+            let lists = crate::team::map(moved.chunks(per).collect(), |_, pieces| {
+                let mut pairs = Vec::new();
+                for &p in pieces {
                     pairs_of(&mut pairs, p);
-                    pairs
-                })
-                .collect();
+                }
+                pairs
+            });
             out.extend(lists.into_iter().flatten());
         }
-        out.par_sort_unstable();
+        if out.len() < PARALLEL_SORT {
+            out.sort_unstable();
+        } else {
+            out.par_sort_unstable();
+        }
         out.dedup();
         for &p in &moved {
             if p & FACET != 0 {

@@ -10,7 +10,6 @@
 
 use crate::math::Vec3;
 use crate::sim::BATCH;
-use rayon::prelude::*;
 use talus_sdk::{flags, ContactInput, ContactOutput};
 
 /// The geometric state of one contact.
@@ -382,18 +381,16 @@ impl ContactStore {
         let mut orders: Vec<Option<Vec<u16>>> = vec![None; n_chunks];
         let found: Vec<(usize, Vec<u16>)> = {
             let st = &*self;
-            chunks
-                .par_iter()
-                .filter(|&&c| c < n_chunks)
-                .filter_map(|&c| {
-                    let start = c * BATCH;
-                    let len = BATCH.min(st.len() - start);
-                    let mut order: Vec<u16> = (0..len as u16).collect();
-                    order.sort_by_key(|&k| group(st, start + k as usize));
-                    let moved = order.iter().enumerate().any(|(i, &k)| i != k as usize);
-                    moved.then_some((c, order))
-                })
-                .collect()
+            let due = chunks.iter().copied().filter(|&c| c < n_chunks);
+            let found = crate::team::map(due.collect(), |_, c| {
+                let start = c * BATCH;
+                let len = BATCH.min(st.len() - start);
+                let mut order: Vec<u16> = (0..len as u16).collect();
+                order.sort_by_key(|&k| group(st, start + k as usize));
+                let moved = order.iter().enumerate().any(|(i, &k)| i != k as usize);
+                moved.then_some((c, order))
+            });
+            found.into_iter().flatten().collect()
         };
         let moved = found.len();
         if moved == 0 {
@@ -405,37 +402,37 @@ impl ContactStore {
         // `changed` stays as it is: the contacts keep their chunk, hence
         // their segment of the parallel pass.
         let n = self.stride;
-        let columns = self
-            .id
-            .par_chunks_mut(BATCH)
-            .zip(self.end1.par_chunks_mut(BATCH));
+        let columns = self.id.chunks_mut(BATCH).zip(self.end1.chunks_mut(BATCH));
         let columns = columns.zip(
             self.end2
-                .par_chunks_mut(BATCH)
-                .zip(self.plane.par_chunks_mut(BATCH)),
+                .chunks_mut(BATCH)
+                .zip(self.plane.chunks_mut(BATCH)),
         );
         let columns = columns.zip(
             self.setup
-                .par_chunks_mut(BATCH)
-                .zip(self.output.par_chunks_mut(BATCH)),
+                .chunks_mut(BATCH)
+                .zip(self.output.chunks_mut(BATCH)),
         );
         let columns = columns.zip(
             self.carry
-                .par_chunks_mut(BATCH)
-                .zip(self.state.par_chunks_mut(BATCH * n)),
+                .chunks_mut(BATCH)
+                .zip(self.state.chunks_mut(BATCH * n)),
         );
-        columns.zip(orders.par_iter()).for_each(
-            |(((((id, end1), (end2, plane)), (setup, output)), (carry, state)), order)| {
-                if let Some(order) = order {
-                    reorder(id, order, 1);
-                    reorder(end1, order, 1);
-                    reorder(end2, order, 1);
-                    reorder(plane, order, 1);
-                    reorder(setup, order, 1);
-                    reorder(output, order, 1);
-                    reorder(carry, order, 1);
-                    reorder(state, order, n);
-                }
+        // Only the chunks that change.
+        let jobs = columns
+            .zip(&orders)
+            .filter_map(|(c, order)| Some((c, order.as_ref()?)));
+        crate::team::map(
+            jobs.collect(),
+            |_, (((((id, end1), (end2, plane)), (setup, output)), (carry, state)), order)| {
+                reorder(id, order, 1);
+                reorder(end1, order, 1);
+                reorder(end2, order, 1);
+                reorder(plane, order, 1);
+                reorder(setup, order, 1);
+                reorder(output, order, 1);
+                reorder(carry, order, 1);
+                reorder(state, order, n);
             },
         );
         moved

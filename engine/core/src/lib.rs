@@ -14,7 +14,6 @@
 
 #![warn(missing_docs)]
 
-mod awake;
 pub mod balls;
 pub mod cellspace;
 pub mod contact;
@@ -23,6 +22,7 @@ pub mod generate;
 pub mod geometry;
 pub mod math;
 pub mod sim;
+mod team;
 pub mod wall;
 pub mod wall_logic;
 

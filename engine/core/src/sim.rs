@@ -18,12 +18,12 @@
 //! depend on other items of the same stage, and every sum is taken in a
 //! fixed order, so a run gives the same bits with any number of threads.
 
-use crate::awake::Spinners;
 use crate::balls::{BallInit, Balls};
 use crate::cellspace::{self, CellSpace, FACET};
 use crate::contact::{self, ContactStore, EndMotion};
 use crate::error::{SetupError, StepError};
 use crate::math::{Aabb, Vec3};
+use crate::team::{self, Team};
 use crate::wall::Wall;
 use crate::wall_logic;
 use rayon::prelude::*;
@@ -71,6 +71,10 @@ const _: () = assert!(
 
 /// Contacts per plugin call (and per parallel work item).
 pub const BATCH: usize = 1024;
+
+/// Cycles before another try when the pool's threads could not form a team
+/// (held by other work).
+const TEAM_RETRY: u64 = 1024;
 
 /// How the timestep is chosen.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -195,6 +199,11 @@ pub struct Simulation {
     pub dt: f64,
     /// Wall-clock time of each stage, summed over the cycles done.
     pub stage_times: StageTimes,
+    /// Busy-waiting jobs on the pool's other threads that run the parallel
+    /// regions of the cycles.
+    team: Option<Team>,
+    /// The step from which a team that failed to start is tried again.
+    team_retry: u64,
 }
 
 /// Wall-clock seconds spent in each stage of [`Simulation::cycle`], summed
@@ -289,6 +298,8 @@ impl Simulation {
             time: 0.0,
             dt: 0.0,
             stage_times: StageTimes::default(),
+            team: None,
+            team_retry: 0,
         }
     }
 
@@ -645,6 +656,7 @@ impl Simulation {
             Timestep::Fixed(dt) => dt,
             Timestep::Auto { safety } => self.auto_timestep(safety)?,
         };
+        self.keep_team();
         let dt = self.dt;
         let start = self.time;
         self.step += 1;
@@ -669,7 +681,6 @@ impl Simulation {
         self.stage_times.contacts += lap(&mut clock);
         self.check_sums()?;
         self.stage_times.checks += lap(&mut clock);
-        let _awake = Spinners::start();
         // Servo walls choose the velocity of the next step from this
         // step's load.
         for w in &mut self.walls {
@@ -707,75 +718,73 @@ impl Simulation {
         let block = ball_block(pos.len());
         self.rebin_block = block;
         let columns = pos
-            .par_chunks_mut(block)
-            .zip(vel.par_chunks_mut(block))
-            .zip(spin.par_chunks_mut(block))
-            .zip(self.rebin.par_chunks_mut(block))
-            .zip(b.force.par_chunks_mut(block))
-            .zip(b.moment.par_chunks_mut(block))
-            .zip(b.stiffness.par_chunks_mut(block));
-        columns
-            .enumerate()
-            .map(
-                |(c, ((((((x, v), w), rebin), force), moment), stiffness))| {
-                    let lo = c * block;
-                    let n = x.len();
-                    let (v, w, rebin) = (&mut v[..n], &mut w[..n], &mut rebin[..n]);
-                    let (force, moment, stiffness) =
-                        (&mut force[..n], &mut moment[..n], &mut stiffness[..n]);
-                    let (im, ii) = (&inv_mass[lo..lo + n], &inv_inertia[lo..lo + n]);
-                    let (damping, fixity) = (&damping[lo..lo + n], &fixity[lo..lo + n]);
-                    let refs = refs.map(|(r, tol2)| (&r[lo..lo + n], tol2));
-                    let mut bad = usize::MAX;
-                    for i in 0..n {
-                        let (a, fix) = (damping[i], fixity[i]);
-                        // Accelerations: local damping scales with |F + m g| / m.
-                        let acc = force[i] * im[i] + g;
-                        let alpha = moment[i] * ii[i];
-                        // The sums are used up: zeroed here, while in cache, for
-                        // this cycle's contact pass.
-                        (force[i], moment[i], stiffness[i]) = (Vec3::ZERO, Vec3::ZERO, 0.0);
-                        // Updated in registers and stored once: reading back a
-                        // vector just stored one component at a time stalls.
-                        let (mut vn, mut wn) = (v[i], w[i]);
-                        if a == 0.0 && fix.0 == 0 {
-                            vn += acc * dt;
-                            wn += alpha * dt;
-                        } else if fix.0 == 0 {
-                            // The loop below without its fixity tests.
-                            for k in 0..3 {
+            .chunks_mut(block)
+            .zip(vel.chunks_mut(block))
+            .zip(spin.chunks_mut(block))
+            .zip(self.rebin.chunks_mut(block))
+            .zip(b.force.chunks_mut(block))
+            .zip(b.moment.chunks_mut(block))
+            .zip(b.stiffness.chunks_mut(block));
+        self.motion_blocks = team::map(
+            columns.collect(),
+            |c, ((((((x, v), w), rebin), force), moment), stiffness)| {
+                let lo = c * block;
+                let n = x.len();
+                let (v, w, rebin) = (&mut v[..n], &mut w[..n], &mut rebin[..n]);
+                let (force, moment, stiffness) =
+                    (&mut force[..n], &mut moment[..n], &mut stiffness[..n]);
+                let (im, ii) = (&inv_mass[lo..lo + n], &inv_inertia[lo..lo + n]);
+                let (damping, fixity) = (&damping[lo..lo + n], &fixity[lo..lo + n]);
+                let refs = refs.map(|(r, tol2)| (&r[lo..lo + n], tol2));
+                let mut bad = usize::MAX;
+                for i in 0..n {
+                    let (a, fix) = (damping[i], fixity[i]);
+                    // Accelerations: local damping scales with |F + m g| / m.
+                    let acc = force[i] * im[i] + g;
+                    let alpha = moment[i] * ii[i];
+                    // The sums are used up: zeroed here, while in cache, for
+                    // this cycle's contact pass.
+                    (force[i], moment[i], stiffness[i]) = (Vec3::ZERO, Vec3::ZERO, 0.0);
+                    // Updated in registers and stored once: reading back a
+                    // vector just stored one component at a time stalls.
+                    let (mut vn, mut wn) = (v[i], w[i]);
+                    if a == 0.0 && fix.0 == 0 {
+                        vn += acc * dt;
+                        wn += alpha * dt;
+                    } else if fix.0 == 0 {
+                        // The loop below without its fixity tests.
+                        for k in 0..3 {
+                            vn[k] += (acc[k] - a * acc[k].abs() * sign(vn[k])) * dt;
+                            wn[k] += (alpha[k] - a * alpha[k].abs() * sign(wn[k])) * dt;
+                        }
+                    } else {
+                        for k in 0..3 {
+                            if !fix.fixed(k) {
                                 vn[k] += (acc[k] - a * acc[k].abs() * sign(vn[k])) * dt;
+                            }
+                            if !fix.fixed(k + 3) {
                                 wn[k] += (alpha[k] - a * alpha[k].abs() * sign(wn[k])) * dt;
                             }
-                        } else {
-                            for k in 0..3 {
-                                if !fix.fixed(k) {
-                                    vn[k] += (acc[k] - a * acc[k].abs() * sign(vn[k])) * dt;
-                                }
-                                if !fix.fixed(k + 3) {
-                                    wn[k] += (alpha[k] - a * alpha[k].abs() * sign(wn[k])) * dt;
-                                }
-                            }
-                        }
-                        let xn = x[i] + vn * dt;
-                        (x[i], v[i], w[i]) = (xn, vn, wn);
-                        // Whether contact detection must re-bin the ball
-                        // (`cellspace::left_reference`).
-                        rebin[i] = match refs {
-                            Some((r, tol2)) => cellspace::left_reference(r[i], xn, tol2),
-                            None => true,
-                        };
-                        if !(xn.is_finite() && wn.is_finite()) && bad == usize::MAX {
-                            bad = lo + i;
                         }
                     }
-                    // Counted apart: in the loop above, the count slowed
-                    // it down more than this costs.
-                    let flagged = rebin.iter().map(|&r| u32::from(r)).sum();
-                    (bad, flagged)
-                },
-            )
-            .collect_into_vec(&mut self.motion_blocks);
+                    let xn = x[i] + vn * dt;
+                    (x[i], v[i], w[i]) = (xn, vn, wn);
+                    // Whether contact detection must re-bin the ball
+                    // (`cellspace::left_reference`).
+                    rebin[i] = match refs {
+                        Some((r, tol2)) => cellspace::left_reference(r[i], xn, tol2),
+                        None => true,
+                    };
+                    if !(xn.is_finite() && wn.is_finite()) && bad == usize::MAX {
+                        bad = lo + i;
+                    }
+                }
+                // Counted apart: in the loop above, the count slowed
+                // it down more than this costs.
+                let flagged = rebin.iter().map(|&r| u32::from(r)).sum();
+                (bad, flagged)
+            },
+        );
         let first_bad = self
             .motion_blocks
             .iter()
@@ -792,13 +801,33 @@ impl Simulation {
         Ok(())
     }
 
+    /// Keeps a team of busy-waiting threads for this cycle's parallel
+    /// regions (see [`Team`]); a team that could not start is tried again
+    /// after [`TEAM_RETRY`] cycles.
+    fn keep_team(&mut self) {
+        if let Some(t) = &self.team {
+            if t.is_serving() {
+                t.touch();
+                return;
+            }
+        }
+        self.team = None;
+        if self.step < self.team_retry {
+            return;
+        }
+        self.team = Team::start();
+        match &self.team {
+            Some(t) => t.touch(),
+            None => self.team_retry = self.step + TEAM_RETRY,
+        }
+    }
+
     /// Contact detection: re-bin moved pieces, drop contacts whose cell
     /// extents separated, create contacts for new candidate pairs.
     fn detect(&mut self) {
         let Some(cells) = self.cells.as_mut() else {
             return;
         };
-        let awake = Spinners::start();
         // The law of motion has flagged the balls that left their cell
         // extent, and counted them per block: most steps have none, and
         // most blocks of the others none either.
@@ -823,7 +852,6 @@ impl Simulation {
         if !cells.any_moved() {
             return;
         }
-        drop(awake);
         // Only contacts with a re-binned piece can have stopped being near:
         // found in parallel, checked and dropped serially in descending
         // slot order (a swap-remove moves an already checked contact).
@@ -833,26 +861,20 @@ impl Simulation {
                 .iter()
                 .map(|m| {
                     let st = &m.store;
-                    let lists: Vec<Vec<u32>> = st
-                        .end1
-                        .par_chunks(BATCH)
-                        .zip(st.end2.par_chunks(BATCH))
-                        .enumerate()
-                        .map(|(c, (e1, e2))| {
-                            let mut list = Vec::new();
-                            for (k, (&a, &b)) in e1.iter().zip(e2).enumerate() {
-                                if cells.moved(a) || cells.moved(b) {
-                                    list.push((c * BATCH + k) as u32);
-                                }
+                    let chunks = st.end1.chunks(BATCH).zip(st.end2.chunks(BATCH));
+                    let lists = team::map(chunks.collect(), |c, (e1, e2)| {
+                        let mut list = Vec::new();
+                        for (k, (&a, &b)) in e1.iter().zip(e2).enumerate() {
+                            if cells.moved(a) || cells.moved(b) {
+                                list.push((c * BATCH + k) as u32);
                             }
-                            list
-                        })
-                        .collect();
+                        }
+                        list
+                    });
                     lists.concat()
                 })
                 .collect()
         };
-        let awake = Spinners::start();
         for (m, moved) in self.models.iter_mut().zip(&moved) {
             let st = &mut m.store;
             for &slot in moved.iter().rev() {
@@ -865,10 +887,8 @@ impl Simulation {
                 st.swap_remove(slot);
             }
         }
-        drop(awake);
         let mut cand = std::mem::take(&mut self.candidates);
         cells.candidates(&mut cand);
-        let _awake = Spinners::start();
         for &(a, b) in &cand {
             let key = pair_key(a, b);
             if self.contact_pairs.contains(&key) {
@@ -1068,11 +1088,7 @@ impl Simulation {
             let failure = if n_seg == 1 {
                 jobs.into_iter().map(run_segment).next().flatten()
             } else {
-                let failures: Vec<_> = jobs
-                    .into_par_iter()
-                    .with_max_len(1)
-                    .map(run_segment)
-                    .collect();
+                let failures = team::map(jobs, |_, job| run_segment(job));
                 failures.into_iter().flatten().next()
             };
             if let Some((k, message)) = failure {
@@ -1137,13 +1153,10 @@ impl Simulation {
             }
             // A plain loop per chunk: most contacts are ball-ball and cost
             // only the read of their end2.
-            let lists: Vec<Vec<(u32, bool)>> = st
-                .plane
-                .par_chunks_mut(BATCH)
-                .zip(st.setup.par_chunks_mut(BATCH))
-                .zip(st.end1.par_chunks(BATCH).zip(st.end2.par_chunks(BATCH)))
-                .enumerate()
-                .map(|(ci, ((planes, setups), (end1, end2)))| {
+            let chunks = (st.plane.chunks_mut(BATCH).zip(st.setup.chunks_mut(BATCH)))
+                .zip(st.end1.chunks(BATCH).zip(st.end2.chunks(BATCH)));
+            let lists: Vec<Vec<(u32, bool)>> =
+                team::map(chunks.collect(), |ci, ((planes, setups), (end1, end2))| {
                     let mut list = Vec::new();
                     for (k, &b) in end2.iter().enumerate() {
                         if b & FACET == 0 {
@@ -1193,8 +1206,7 @@ impl Simulation {
                         }
                     }
                     list
-                })
-                .collect();
+                });
             let list = lists.concat();
             overlapping.push(list);
         }
@@ -1450,7 +1462,6 @@ impl Simulation {
             self.prepare()?;
         }
         let overlapping = self.wall_gaps();
-        let _awake = Spinners::start();
         self.wall_logic(&overlapping)
     }
 
@@ -1738,14 +1749,10 @@ impl FirstTouch {
     fn plan(&mut self, store: &ContactStore, n_seg: usize, n_balls: usize, step: u64) {
         self.planned_at = step;
         self.arrivals = 0;
-        let weights: Vec<usize> = store
-            .setup
-            .par_chunks(BATCH)
-            .map(|c| {
-                let idle = c.iter().filter(|s| s.flags & RELEASED != 0).count();
-                c.len() + (c.len() - idle) * (BUSY_WEIGHT - 1)
-            })
-            .collect();
+        let weights = team::map(store.setup.chunks(BATCH).collect(), |_, c| {
+            let idle = c.iter().filter(|s| s.flags & RELEASED != 0).count();
+            c.len() + (c.len() - idle) * (BUSY_WEIGHT - 1)
+        });
         let n_chunks = weights.len();
         // before[c]: the work of the chunks before chunk c.
         let before: Vec<usize> = std::iter::once(0)
@@ -1771,7 +1778,7 @@ impl FirstTouch {
         let bounds = &self.bounds;
         self.touched.resize_with(n_seg, Vec::new);
         let touched = &mut self.touched[..n_seg];
-        touched.par_iter_mut().enumerate().for_each(|(k, bits)| {
+        team::map(touched.iter_mut().collect(), |k, bits| {
             bits.clear();
             bits.resize(n_balls.div_ceil(64), 0);
             let slots = bounds[k] * BATCH..(bounds[k + 1] * BATCH).min(store.len());
@@ -1785,16 +1792,13 @@ impl FirstTouch {
         let touched = &self.touched[..n_seg];
         self.first.resize(n_balls, u8::MAX);
         let block = ball_block(n_balls);
-        self.first
-            .par_chunks_mut(block)
-            .enumerate()
-            .for_each(|(c, first)| {
-                for (j, f) in first.iter_mut().enumerate() {
-                    let i = c * block + j;
-                    let by = |bits: &Vec<u64>| bits[i / 64] & (1 << (i % 64)) != 0;
-                    *f = touched.iter().position(by).map_or(u8::MAX, |k| k as u8);
-                }
-            });
+        team::map(self.first.chunks_mut(block).collect(), |c, first| {
+            for (j, f) in first.iter_mut().enumerate() {
+                let i = c * block + j;
+                let by = |bits: &Vec<u64>| bits[i / 64] & (1 << (i % 64)) != 0;
+                *f = touched.iter().position(by).map_or(u8::MAX, |k| k as u8);
+            }
+        });
     }
 
     /// Brings the plan up to date after contacts were added and removed,

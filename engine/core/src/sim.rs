@@ -632,11 +632,16 @@ impl Simulation {
     fn auto_timestep(&self, safety: f64) -> Result<f64, StepError> {
         // min_i sqrt(m_i / k_i) = 1 / sqrt(max_i k_i / m_i): one root per step.
         let b = &self.balls;
-        let rate = (0..b.len())
-            .into_par_iter()
-            .with_min_len(8192)
-            .map(|i| b.stiffness[i].max(self.k_probe[i]) * b.inv_mass[i])
-            .reduce(|| 0.0, f64::max);
+        let blocks = (0..b.len())
+            .step_by(8192)
+            .map(|lo| lo..(lo + 8192).min(b.len()));
+        let rate = team::map(blocks.collect(), |_, block| {
+            block
+                .map(|i| b.stiffness[i].max(self.k_probe[i]) * b.inv_mass[i])
+                .fold(0.0, f64::max)
+        })
+        .into_iter()
+        .fold(0.0, f64::max);
         let dt = 1.0 / rate.sqrt();
         if dt.is_finite() && dt > 0.0 {
             Ok(safety * dt)
@@ -652,11 +657,11 @@ impl Simulation {
         if self.cells.is_none() {
             self.prepare()?;
         }
+        self.keep_team();
         self.dt = match self.settings.timestep {
             Timestep::Fixed(dt) => dt,
             Timestep::Auto { safety } => self.auto_timestep(safety)?,
         };
-        self.keep_team();
         let dt = self.dt;
         let start = self.time;
         self.step += 1;

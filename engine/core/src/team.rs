@@ -43,6 +43,9 @@ const IDLE_LIMIT: Duration = Duration::from_millis(50);
 /// pool's threads may still be starting).
 const START_LIMIT: Duration = Duration::from_millis(50);
 
+/// Spins between two offers of the CPU to other threads.
+const YIELD_EVERY: u32 = 64;
+
 /// Spins between two looks at the clock.
 const CLOCK_EVERY: u32 = 256;
 
@@ -267,6 +270,12 @@ fn serve(shared: &Shared) {
         }
         std::hint::spin_loop();
         spins = spins.wrapping_add(1);
+        // Now and then let another thread have this CPU (the output
+        // writer, say): spinning through its time slices would leave it
+        // to preempt a thread in the middle of a region.
+        if spins.is_multiple_of(YIELD_EVERY) {
+            std::thread::yield_now();
+        }
         // Idle: no touch for a while and no region open (a region with a
         // long task keeps the threads that finished theirs).
         if spins.is_multiple_of(CLOCK_EVERY) && shared.region.load(Ordering::Relaxed).is_null() {

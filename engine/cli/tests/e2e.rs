@@ -73,7 +73,12 @@ fn every_example_config_runs_shortened() {
 
 /// Contact part files of a run, in name order.
 fn contact_parts(dir: &Path) -> Vec<Vec<u8>> {
-    let mut parts: Vec<PathBuf> = std::fs::read_dir(dir.join("contacts"))
+    dataset_parts(dir, "contacts")
+}
+
+/// The bytes of every Parquet part of one dataset of a run's output.
+fn dataset_parts(dir: &Path, dataset: &str) -> Vec<Vec<u8>> {
+    let mut parts: Vec<PathBuf> = std::fs::read_dir(dir.join(dataset))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
@@ -182,6 +187,14 @@ fn same_bits_with_one_and_two_threads_and_with_the_cdylib_model() {
     let one = contact_parts(&run(&embedded, "1", "t1"));
     let two = contact_parts(&run(&embedded, "2", "t2"));
     let dynamic = contact_parts(&run(&loaded, "2", "dyn"));
+    // The wall's force and moment too (the contact pass sums them chunk
+    // by chunk, and two threads cut the chunks into two segments).
+    let walls = |name: &str| dataset_parts(&tmp.path().join(name), "walls");
+    assert!(!walls("t1").is_empty());
+    assert!(
+        walls("t1") == walls("t2"),
+        "wall Parquet differs between 1 and 2 threads"
+    );
     assert!(!one.is_empty() && one.iter().map(Vec::len).sum::<usize>() > 10_000);
     // The wall logic had work to do.
     let proximity = Command::new("python3")

@@ -973,12 +973,13 @@ impl Simulation {
     /// # Determinism
     /// Every ball sums its contributions in (model, slot) order. With more
     /// than one thread, each model's chunks are cut into consecutive
-    /// segments, one per thread. A segment adds directly to the balls that
-    /// no earlier segment touches (it lists the ends of the earlier slots
-    /// first, a cheap scan); contributions to the other balls, and to walls
-    /// after the first segment, wait in a list that is added once all
-    /// segments are done, in segment order. That is the order of the serial
-    /// pass, so the sums have the same bits for any thread count.
+    /// segments, one per thread ([`FirstTouch`]). A segment adds directly
+    /// to the balls no other segment reaches; its contributions to the
+    /// others wait in lists by the thread part of their ball, and once all
+    /// segments are done each part adds its lists segment by segment. Walls
+    /// sum chunk by chunk ([`WallPartials`]). Every ball thus adds in the
+    /// order of the serial pass, and the sums have the same bits for any
+    /// thread count.
     fn resolve_and_forces(&mut self, dt: f64) -> Result<(), StepError> {
         let threads = rayon::current_num_threads();
         let skip_below = self.skip_below();
@@ -991,7 +992,8 @@ impl Simulation {
         };
         // The sums were zeroed by the law of motion as it used them.
         let columns = Columns::new(&mut b.force, &mut b.moment, &mut b.stiffness);
-        let mut wall_sums = vec![(Vec3::ZERO, Vec3::ZERO); self.walls.len()];
+        let n_walls = self.walls.len();
+        let mut wall_sums = vec![(Vec3::ZERO, Vec3::ZERO); n_walls];
         let walls = &self.walls;
         let owner = &self.facet_owner;
         let step = self.step;
@@ -1023,15 +1025,14 @@ impl Simulation {
                 n_state,
                 skip_below,
             };
-            // Several segments per thread, so that threads that finish
-            // early take more (the machine's cores are rarely equal).
+            // One segment per thread (see `SEGMENTS_PER_THREAD`).
             let n_chunks = st.len().div_ceil(BATCH);
             let n_seg = if threads == 1 {
                 1
             } else {
                 (SEGMENTS_PER_THREAD * threads)
                     .min(n_chunks)
-                    .min(u8::MAX as usize)
+                    .min(MAX_SEGMENTS)
             }
             .max(1);
             if self.segments.len() < n_seg {
@@ -1040,7 +1041,7 @@ impl Simulation {
             // Segment k holds chunks bounds[k]..bounds[k + 1].
             let first = &mut self.first_touch[mi];
             if n_seg > 1 {
-                if first.n_seg != n_seg || first.first.len() != n_balls || first.stale(st, step) {
+                if first.n_seg != n_seg || first.only.len() != n_balls || first.stale(st, step) {
                     first.plan(st, n_seg, n_balls, step);
                 } else if st.changed {
                     first.update(st);
@@ -1053,37 +1054,49 @@ impl Simulation {
             } else {
                 vec![0, n_chunks]
             };
-            let first = &first.first[..];
+            let only = &first.only[..];
+            // Held-back contributions go to the thread part of their ball
+            // (the law of motion's parts), which adds them up after the
+            // pass.
+            let parts = ball_parts(n_balls, threads);
+            let parts = &parts[..];
             let (chunks, _, _) = st.chunks();
             let mut groups: Vec<Vec<Chunk<'_>>> = Vec::with_capacity(n_seg);
             let mut rest = chunks.into_iter();
             for k in 0..n_seg {
                 groups.push(rest.by_ref().take(bounds[k + 1] - bounds[k]).collect());
             }
-            let mut first_wall = Some(&mut wall_sums[..]);
             let jobs: Vec<_> = groups
                 .into_iter()
                 .zip(self.segments.iter_mut())
                 .enumerate()
-                .map(|(k, (group, seg))| (k, group, seg, first_wall.take()))
+                .map(|(k, (group, seg))| (k, group, seg))
                 .collect();
-            let run_segment = |(k, group, seg, wall): SegmentJob<'_, '_, '_>| {
+            let run_segment = |(k, group, seg): SegmentJob<'_, '_>| {
                 let Segment {
                     scratch,
                     deferred,
+                    walls,
                     check,
                 } = seg;
-                deferred.clear();
+                deferred.resize_with(parts.len() - 1, Vec::new);
+                for d in deferred.iter_mut() {
+                    d.clear();
+                }
+                walls.start(n_walls);
                 let start = bounds[k] * BATCH;
                 let mut sums = Sums {
                     columns,
-                    wall,
-                    earlier: (k > 0).then_some((first, k as u8)),
+                    walls,
+                    only: (n_seg > 1).then_some((only, k as u8)),
+                    parts,
                     deferred,
                     check: Vec3::ZERO,
                 };
                 for (c, chunk) in group.into_iter().enumerate() {
-                    if let Err((i, message)) = pass.run(chunk, scratch, &mut sums) {
+                    let r = pass.run(chunk, scratch, &mut sums);
+                    sums.walls.end_chunk();
+                    if let Err((i, message)) = r {
                         return Some((start + c * BATCH + i, message));
                     }
                 }
@@ -1104,23 +1117,45 @@ impl Simulation {
                     message,
                 });
             }
-            self.sums_suspect |= !self.segments[..n_seg]
-                .iter()
-                .all(|seg| seg.check.is_finite());
-            // The held-back contributions, in slot order.
-            for seg in &self.segments[1..n_seg] {
-                for d in &seg.deferred {
-                    let i = d.target as usize;
-                    match d.end {
-                        End::Wall => {
-                            let w = &mut wall_sums[i];
-                            w.0 += d.force;
-                            w.1 += d.torque;
+            let segments = &self.segments[..n_seg];
+            self.sums_suspect |= !segments.iter().all(|seg| seg.check.is_finite());
+            // The held-back contributions, each thread part those of its
+            // balls, segment by segment: in slot order for every ball.
+            if n_seg > 1 {
+                let held = |p: usize| {
+                    for seg in segments {
+                        for d in &seg.deferred[p] {
+                            // SAFETY: the segments have finished, and part
+                            // `p` alone holds ball `d.target`.
+                            unsafe {
+                                columns.add(
+                                    d.target as usize,
+                                    d.end,
+                                    d.force,
+                                    d.torque,
+                                    d.stiffness,
+                                )
+                            };
                         }
-                        // SAFETY: the segments have finished; this loop is
-                        // the only one adding.
-                        end => unsafe { columns.add(i, end, d.force, d.torque, d.stiffness) },
                     }
+                };
+                if segments
+                    .iter()
+                    .map(|s| s.deferred.iter().map(Vec::len).sum::<usize>())
+                    .sum::<usize>()
+                    < PARALLEL_HELD
+                {
+                    (0..parts.len() - 1).for_each(held);
+                } else {
+                    team::map((0..parts.len() - 1).collect(), |_, p| held(p));
+                }
+            }
+            // Every wall's sums chunk by chunk, the same on any thread count.
+            for seg in segments {
+                for &(w, force, moment) in &seg.walls.partial {
+                    let s = &mut wall_sums[w as usize];
+                    s.0 += force;
+                    s.1 += moment;
                 }
             }
         }
@@ -1650,8 +1685,6 @@ enum End {
     One,
     /// end2, a ball: it gets the contact force.
     Two,
-    /// end2, a wall facet: the wall's sums get the contact force.
-    Wall,
 }
 
 /// The one place a contribution is added to a ball's sums, so that direct
@@ -1673,10 +1706,10 @@ fn add_end(
     *k += stiffness;
 }
 
-/// A contribution held back until the segments before it are done.
+/// A contribution to a ball that more than one segment reaches, held back
+/// until the segments are done.
 #[derive(Clone, Copy, Debug)]
 struct Deferred {
-    /// Ball index, or wall index for [`End::Wall`].
     target: u32,
     end: End,
     force: Vec3,
@@ -1688,19 +1721,60 @@ struct Deferred {
 #[derive(Default)]
 struct Segment {
     scratch: Scratch,
-    deferred: Vec<Deferred>,
+    /// Held-back contributions by the thread part of their ball (see
+    /// [`ball_parts`]), in slot order.
+    deferred: Vec<Vec<Deferred>>,
+    walls: WallPartials,
     /// [`Sums::check`] of the segment's last pass.
     check: Vec3,
 }
 
-/// One segment's work: its index, its chunks, its buffers and, for the
-/// first segment, the wall sums.
-type SegmentJob<'c, 's, 'w> = (
-    usize,
-    Vec<Chunk<'c>>,
-    &'s mut Segment,
-    Option<&'w mut [(Vec3, Vec3)]>,
-);
+/// One segment's work: its index, its chunks and its buffers.
+type SegmentJob<'c, 's> = (usize, Vec<Chunk<'c>>, &'s mut Segment);
+
+/// What the contacts of each chunk apply to the walls, summed in slot
+/// order within the chunk; the walls' totals add these up chunk by chunk,
+/// so that they do not depend on how the pass is cut into segments.
+#[derive(Default)]
+struct WallPartials {
+    /// The current chunk's sums per wall, and whether the wall is listed
+    /// in `touched`.
+    acc: Vec<(Vec3, Vec3, bool)>,
+    /// The walls the current chunk reached, in the order it reached them.
+    touched: Vec<u32>,
+    /// (wall, force, moment) per chunk and wall reached, chunk by chunk.
+    partial: Vec<(u32, Vec3, Vec3)>,
+}
+
+impl WallPartials {
+    fn start(&mut self, n_walls: usize) {
+        self.acc.clear();
+        self.acc.resize(n_walls, (Vec3::ZERO, Vec3::ZERO, false));
+        self.touched.clear();
+        self.partial.clear();
+    }
+
+    #[inline]
+    fn add(&mut self, w: u32, force: Vec3, torque: Vec3) {
+        let a = &mut self.acc[w as usize];
+        if !a.2 {
+            a.2 = true;
+            self.touched.push(w);
+        }
+        a.0 += force;
+        a.1 += torque;
+    }
+
+    /// Closes the current chunk.
+    fn end_chunk(&mut self) {
+        for &w in &self.touched {
+            let a = &mut self.acc[w as usize];
+            self.partial.push((w, a.0, a.1));
+            *a = (Vec3::ZERO, Vec3::ZERO, false);
+        }
+        self.touched.clear();
+    }
+}
 
 /// Steps between two counts of the contact kinds in each chunk (see
 /// [`Simulation::regroup_contacts`]).
@@ -1712,19 +1786,37 @@ fn contact_kind(st: &ContactStore, slot: usize) -> usize {
     usize::from(st.end2[slot] & FACET != 0) * 2 + usize::from(st.setup[slot].flags & RELEASED != 0)
 }
 
-/// Segments of the parallel contact pass per thread: cut to equal work
-/// (see `FirstTouch::plan`), and two rather than one so that a thread
-/// whose core runs slow can be relieved; more segments hold back more
-/// contributions (dense 10k, two threads, four segments per thread:
-/// 2.65 s; two: 2.55-2.62 s; one: 2.48-2.55 s).
-const SEGMENTS_PER_THREAD: usize = 2;
+/// Segments of the parallel contact pass per thread, cut to equal work
+/// (see `FirstTouch::plan`). More segments would let a thread whose core
+/// runs slow be relieved in smaller pieces, but every ball that two
+/// segments reach has its contributions held back (dense 10k, two
+/// threads, four segments per thread: 2.65 s; two: 2.55-2.62 s; one:
+/// 2.48-2.55 s), and with the team a segment is taken by the thread that
+/// had it the step before, so its contacts stay in that core's cache.
+const SEGMENTS_PER_THREAD: usize = 1;
 
-/// The segments of one model's contact pass and, for each ball, the first
-/// segment that has a contact with it; re-planned only when contacts come
+/// Segments at most: their indices and two marks must fit a byte (see
+/// [`FirstTouch::only`]).
+const MAX_SEGMENTS: usize = SHARED as usize;
+
+/// [`FirstTouch::only`] of a ball that several segments reach.
+const SHARED: u8 = u8::MAX - 1;
+
+/// [`FirstTouch::only`] of a ball that no segment reaches.
+const UNTOUCHED: u8 = u8::MAX;
+
+/// Held-back contributions below which one thread adds them all.
+const PARALLEL_HELD: usize = 512;
+
+/// The segments of one model's contact pass and, for each ball, the one
+/// segment that has contacts with it; re-planned only when contacts come
 /// or go or the number of segments changes.
 #[derive(Default)]
 struct FirstTouch {
-    first: Vec<u8>,
+    /// Per ball: the only segment that reaches it, which adds to its sums
+    /// directly, or [`SHARED`] (every segment holds back what it adds to
+    /// the ball) or [`UNTOUCHED`].
+    only: Vec<u8>,
     n_seg: usize,
     /// Segment k holds chunks `bounds[k]..bounds[k + 1]`.
     bounds: Vec<usize>,
@@ -1748,9 +1840,9 @@ const BUSY_WEIGHT: usize = 16;
 
 impl FirstTouch {
     /// Cuts `store` into `n_seg` segments of whole chunks and about equal
-    /// work (busy contacts weigh [`BUSY_WEIGHT`] idle ones), and finds
-    /// each ball's first segment. The cut decides only which contributions
-    /// wait, never the order of any sum.
+    /// work (busy contacts weigh [`BUSY_WEIGHT`] idle ones), and finds for
+    /// each ball whether one segment reaches it or more. The cut decides
+    /// only which contributions wait, never the order of any sum.
     fn plan(&mut self, store: &ContactStore, n_seg: usize, n_balls: usize, step: u64) {
         self.planned_at = step;
         self.arrivals = 0;
@@ -1779,7 +1871,7 @@ impl FirstTouch {
         self.bounds.push(n_chunks);
         self.n_seg = n_seg;
         // The balls each segment touches, the segments in parallel; then
-        // each ball's first segment, the balls in parallel.
+        // each ball's segment, the balls in parallel.
         let bounds = &self.bounds;
         self.touched.resize_with(n_seg, Vec::new);
         let touched = &mut self.touched[..n_seg];
@@ -1795,24 +1887,28 @@ impl FirstTouch {
             }
         });
         let touched = &self.touched[..n_seg];
-        self.first.resize(n_balls, u8::MAX);
+        self.only.resize(n_balls, UNTOUCHED);
         let block = ball_block(n_balls);
-        team::map(self.first.chunks_mut(block).collect(), |c, first| {
-            for (j, f) in first.iter_mut().enumerate() {
+        team::map(self.only.chunks_mut(block).collect(), |c, only| {
+            for (j, f) in only.iter_mut().enumerate() {
                 let i = c * block + j;
                 let by = |bits: &Vec<u64>| bits[i / 64] & (1 << (i % 64)) != 0;
-                *f = touched.iter().position(by).map_or(u8::MAX, |k| k as u8);
+                let mut reach = touched.iter().enumerate().filter(|(_, b)| by(b));
+                *f = match (reach.next(), reach.next()) {
+                    (None, _) => UNTOUCHED,
+                    (Some((k, _)), None) => k as u8,
+                    (Some(_), Some(_)) => SHARED,
+                };
             }
         });
     }
 
     /// Brings the plan up to date after contacts were added and removed,
     /// without a new cut: new chunks join the last segment, and a ball
-    /// with a contact that arrived in an earlier segment than its first
-    /// gets that segment as its first. A ball whose first segment lost
-    /// its contacts with it keeps it: that segment adds nothing to it,
-    /// all its contributions wait, and they are added in slot order all
-    /// the same.
+    /// with a contact that arrived in another segment than its only one
+    /// becomes shared. A ball stays shared until the next plan even if
+    /// one of its segments lost its contacts with it: its contributions
+    /// wait, and are added in slot order all the same.
     fn update(&mut self, store: &ContactStore) {
         let n_chunks = store.len().div_ceil(BATCH);
         for b in &mut self.bounds {
@@ -1829,8 +1925,12 @@ impl FirstTouch {
             let k = self.bounds.partition_point(|&b| b <= chunk) - 1;
             for end in [store.end1[slot], store.end2[slot]] {
                 if end & FACET == 0 {
-                    let f = &mut self.first[end as usize];
-                    *f = (*f).min(k as u8);
+                    let f = &mut self.only[end as usize];
+                    if *f == UNTOUCHED {
+                        *f = k as u8;
+                    } else if *f != k as u8 {
+                        *f = SHARED;
+                    }
                 }
             }
         }
@@ -1853,16 +1953,29 @@ fn ball_block(n: usize) -> usize {
         .clamp(256, 4096)
 }
 
+/// The first ball of each thread's part of a loop over `n` balls in
+/// blocks of [`ball_block`] on the team (the law of motion's parts), and
+/// `n` at the end.
+fn ball_parts(n: usize, threads: usize) -> Vec<u32> {
+    let block = ball_block(n);
+    let blocks = n.div_ceil(block);
+    (0..=threads)
+        .map(|p| (team::cut(blocks, threads, p) * block).min(n) as u32)
+        .collect()
+}
+
 /// Where one segment of the contact pass adds what its contacts apply.
 struct Sums<'a> {
     columns: Columns<'a>,
-    /// Force and moment per wall; `None` after the first segment, whose
-    /// wall contributions are held back.
-    wall: Option<&'a mut [(Vec3, Vec3)]>,
-    /// The first segment of every ball and this segment's index; `None`
-    /// for the first segment, which adds everything directly.
-    earlier: Option<(&'a [u8], u8)>,
-    deferred: &'a mut Vec<Deferred>,
+    walls: &'a mut WallPartials,
+    /// The only segment of every ball (see [`FirstTouch::only`]) and this
+    /// segment's index; `None` when the pass is one segment, which adds
+    /// everything directly.
+    only: Option<(&'a [u8], u8)>,
+    /// See [`ball_parts`].
+    parts: &'a [u32],
+    /// Per thread part, the contributions held back.
+    deferred: &'a mut [Vec<Deferred>],
     /// The sum of every component of every force and torque this segment
     /// produced: finite unless one of them is not (or, in theory, the sum
     /// overflows; see [`Simulation::check_sums`]).
@@ -1874,9 +1987,11 @@ impl Sums<'_> {
     // step (measured: dense 10k, one thread, 3.70 s -> 3.43 s).
     #[inline(always)]
     fn ball(&mut self, i: u32, end: End, force: Vec3, torque: Vec3, stiffness: f64) {
-        if let Some((first, k)) = self.earlier {
-            if first[i as usize] != k {
-                self.deferred.push(Deferred {
+        if let Some((only, k)) = self.only {
+            if only[i as usize] != k {
+                // The parts are few: the first bound above `i`.
+                let p = self.parts[1..].partition_point(|&b| b <= i);
+                self.deferred[p].push(Deferred {
                     target: i,
                     end,
                     force,
@@ -1886,28 +2001,14 @@ impl Sums<'_> {
                 return;
             }
         }
-        // SAFETY: ball `i`'s first segment is this one, so no other segment
-        // adds to it directly while the segments run (later ones hold back
-        // what they add).
+        // SAFETY: no other segment reaches ball `i` (or there is no other
+        // segment), so none adds to it while the segments run.
         unsafe { self.columns.add(i as usize, end, force, torque, stiffness) };
     }
 
     #[inline]
     fn wall(&mut self, w: u32, force: Vec3, torque: Vec3) {
-        match self.wall.as_mut() {
-            Some(sums) => {
-                let s = &mut sums[w as usize];
-                s.0 += force;
-                s.1 += torque;
-            }
-            None => self.deferred.push(Deferred {
-                target: w,
-                end: End::Wall,
-                force,
-                torque,
-                stiffness: 0.0,
-            }),
-        }
+        self.walls.add(w, force, torque);
     }
 }
 
@@ -2310,6 +2411,13 @@ mod tests {
     /// `n * n * 8` balls in a simple cubic pack, each overlapping its six
     /// neighbours slightly, under gravity, with `entry` between them.
     fn packed_with(n: usize, entry: talus_sdk::ModelEntry) -> Simulation {
+        let mut sim = unprepared(n, entry);
+        sim.prepare().unwrap();
+        sim
+    }
+
+    /// [`packed_with`] before [`Simulation::prepare`].
+    fn unprepared(n: usize, entry: talus_sdk::ModelEntry) -> Simulation {
         let mut sim = Simulation::new(Settings {
             gravity: Vec3::new(0.0, 0.0, -9.81),
             timestep: Timestep::Auto { safety: 0.5 },
@@ -2328,8 +2436,50 @@ mod tests {
             let pos = Vec3::new(i as f64, j as f64, k as f64) * 1.98e-3 + Vec3::splat(jitter);
             sim.add_ball(grain(pos, Vec3::ZERO, g)).unwrap();
         }
-        sim.prepare().unwrap();
         sim
+    }
+
+    #[test]
+    fn wall_sums_have_the_same_bits_on_any_thread_count() {
+        // The packed balls' bottom layer pressed 10 um into a floor of two
+        // facets; the balls are scrambled, so the floor's contacts lie in
+        // every chunk of the store and two or three threads sum the wall in
+        // segments of several chunks each.
+        let run = |threads: usize| -> Vec<[u64; 6]> {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let mut sim = unprepared(24, linear_entry());
+                let w = sim.group("floor");
+                let (lo, hi, z) = (-5e-3, 55e-3, -0.99e-3);
+                let corners = [[lo, lo, z], [hi, lo, z], [hi, hi, z], [lo, hi, z]];
+                let floor = Wall::new("floor", &corners, &[[0, 1, 2], [0, 2, 3]], None).unwrap();
+                sim.add_wall(floor, w);
+                sim.assign(0, w, 0, vec![1e5, 5e4, 0.5, 0.1, 0.1]).unwrap();
+                sim.prepare().unwrap();
+                let mut bits = Vec::new();
+                for _ in 0..20 {
+                    sim.cycle().unwrap();
+                    let wall = &sim.walls[0];
+                    let v = [wall.force.to_array(), wall.moment.to_array()].concat();
+                    bits.push(std::array::from_fn(|i| v[i].to_bits()));
+                }
+                let n_chunks = sim.models[0].store.len().div_ceil(BATCH);
+                assert!(n_chunks >= 8, "{n_chunks} chunks");
+                // The balls push the floor down.
+                assert!(sim.walls[0].force.z < 0.0);
+                bits
+            })
+        };
+        let one = run(1);
+        for threads in [2, 3] {
+            assert!(
+                run(threads) == one,
+                "{threads} threads changed the wall sums"
+            );
+        }
     }
 
     #[test]
@@ -2527,7 +2677,12 @@ mod tests {
                     sim.regroup_contacts(true);
                 }
                 sim.cycle().unwrap();
-                held += sim.segments.iter().map(|s| s.deferred.len()).sum::<usize>();
+                held += sim
+                    .segments
+                    .iter()
+                    .flat_map(|s| &s.deferred)
+                    .map(Vec::len)
+                    .sum::<usize>();
                 let b = &sim.balls;
                 let mut v = Vec::new();
                 for i in 0..b.len() {
@@ -2554,12 +2709,33 @@ mod tests {
         }
     }
 
+    /// Per ball, by a walk through the slots of each segment: the only
+    /// segment that reaches it, [`SHARED`] or [`UNTOUCHED`].
+    fn reach(st: &ContactStore, bounds: &[usize], n_balls: usize) -> Vec<u8> {
+        let mut want = vec![UNTOUCHED; n_balls];
+        for k in 0..bounds.len() - 1 {
+            for slot in bounds[k] * BATCH..(bounds[k + 1] * BATCH).min(st.len()) {
+                for end in [st.end1[slot], st.end2[slot]] {
+                    if end & FACET == 0 {
+                        let w = &mut want[end as usize];
+                        *w = if *w == UNTOUCHED || *w == k as u8 {
+                            k as u8
+                        } else {
+                            SHARED
+                        };
+                    }
+                }
+            }
+        }
+        want
+    }
+
     #[test]
-    fn an_updated_plan_never_puts_a_balls_first_segment_after_its_contacts() {
-        // Contacts come and go at random between updates; a ball's first
-        // segment may end up earlier than needed (its contacts there
-        // left), never later than one of its contacts, and the segments
-        // keep covering the store.
+    fn an_updated_plan_lets_no_two_segments_add_to_one_ball() {
+        // Contacts come and go at random between updates; a ball that one
+        // segment reaches may be marked shared (its other segments' contacts
+        // left), but a ball that two segments reach is always shared, and
+        // the segments keep covering the store.
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
         let n_balls = 4 * BATCH / 8 + 1;
@@ -2581,7 +2757,9 @@ mod tests {
         }
         let mut plan = FirstTouch::default();
         plan.plan(&st, 3, n_balls, 0);
+        assert_eq!(plan.only, reach(&st, &plan.bounds, n_balls));
         st.arrived.clear();
+        let (mut direct, mut became_shared) = (false, false);
         for round in 0..40 {
             for _ in 0..rng.random_range(0..300) {
                 push(&mut st, &mut rng);
@@ -2595,20 +2773,21 @@ mod tests {
             let b = &plan.bounds;
             assert!(b[0] == 0 && b[3] == st.len().div_ceil(BATCH));
             assert!(b.windows(2).all(|w| w[0] <= w[1]), "round {round}: {b:?}");
-            for k in 0..3 {
-                for slot in b[k] * BATCH..(b[k + 1] * BATCH).min(st.len()) {
-                    for end in [st.end1[slot], st.end2[slot]] {
-                        if end & FACET == 0 {
-                            let f = plan.first[end as usize];
-                            assert!(
-                                f as usize <= k,
-                                "round {round}: ball {end} first {f}, in {k}"
-                            );
-                        }
-                    }
+            for (ball, (&want, &only)) in reach(&st, b, n_balls).iter().zip(&plan.only).enumerate()
+            {
+                match want {
+                    UNTOUCHED => {}
+                    SHARED => assert_eq!(only, SHARED, "round {round}: ball {ball}"),
+                    k => assert!(
+                        only == k || only == SHARED,
+                        "round {round}: ball {ball} in {k} only, marked {only}"
+                    ),
                 }
+                direct |= want < SHARED && only == want;
+                became_shared |= want < SHARED && only == SHARED;
             }
         }
+        assert!(direct && became_shared);
     }
 
     #[test]
@@ -2637,13 +2816,14 @@ mod tests {
         }
         plan.plan(&st, 4, 101, 0);
         assert_eq!(plan.bounds, [0, 2, 4, 6, 8]);
-        // Ball 0 is end1 of slot 0: its first segment is the first.
-        assert_eq!(plan.first[0], 0);
-        // Every ball's first segment, against a walk through the slots:
-        // ball 300 + s / 9 is end1 of slot s, and ball 17 higher end2 of
-        // every odd slot (a facet of the even ones), so every segment
-        // touches some balls first, and balls below 300 or above 658 are
-        // touched by none.
+        // Ball 0 is end1 of slot 0 and of slots 100, 200, ... in later
+        // segments.
+        assert_eq!(plan.only[0], SHARED);
+        // Every ball's segment, against a walk through the slots: ball
+        // 300 + s / 9 is end1 of slot s, and ball 17 higher end2 of every
+        // odd slot (a facet of the even ones), so every segment has balls
+        // of its own, some balls are shared, and balls below 300 or above
+        // 658 are touched by none.
         let mut st = ContactStore::new(1);
         let n_balls = 1000;
         for slot in 0..3 * BATCH {
@@ -2657,18 +2837,10 @@ mod tests {
         }
         for n_seg in [1, 2, 3] {
             plan.plan(&st, n_seg, n_balls, 0);
-            let mut want = vec![u8::MAX; n_balls];
-            for k in 0..n_seg {
-                for slot in plan.bounds[k] * BATCH..(plan.bounds[k + 1] * BATCH).min(st.len()) {
-                    for end in [st.end1[slot], st.end2[slot]] {
-                        if end & FACET == 0 {
-                            want[end as usize] = want[end as usize].min(k as u8);
-                        }
-                    }
-                }
-            }
-            assert_eq!(plan.first, want, "{n_seg} segments");
-            assert!(want.iter().any(|&f| f as usize == n_seg - 1) && want.contains(&u8::MAX));
+            let want = reach(&st, &plan.bounds, n_balls);
+            assert_eq!(plan.only, want, "{n_seg} segments");
+            assert!((0..n_seg as u8).all(|k| want.contains(&k)) && want.contains(&UNTOUCHED));
+            assert_eq!(want.contains(&SHARED), n_seg > 1);
         }
     }
 

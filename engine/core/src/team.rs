@@ -49,6 +49,11 @@ const YIELD_EVERY: u32 = 64;
 /// Spins between two looks at the clock.
 const CLOCK_EVERY: u32 = 256;
 
+/// How long a thread that has finished its part of a region waits before
+/// it helps with a part that another thread is working through (see
+/// `Region::work`).
+const PATIENCE: Duration = Duration::from_micros(20);
+
 struct Shared {
     /// Jobs asked for (the team has one more member, the stepping thread).
     jobs: usize,
@@ -56,7 +61,9 @@ struct Shared {
     /// Jobs started and not yet left.
     running: AtomicUsize,
     /// Nanoseconds from `origin` to the last touch.
-    touched: AtomicU64,
+    /// (On a line of its own: the stepping thread writes it twice per
+    /// region, the jobs read it rarely.)
+    touched: Line<AtomicU64>,
     origin: Instant,
     /// The open region, or null.
     region: AtomicPtr<Region<'static>>,
@@ -72,7 +79,7 @@ impl Shared {
     }
 
     fn touch(&self) {
-        self.touched.store(self.since_origin(), Ordering::Relaxed);
+        self.touched.0.store(self.since_origin(), Ordering::Relaxed);
     }
 }
 
@@ -88,9 +95,13 @@ impl Shared {
 /// than twice as much to reach.
 struct Region<'a> {
     /// Per part, the untaken tasks `front..back` packed as
-    /// `front << 32 | back`.
-    parts: Vec<AtomicU64>,
-    done: AtomicUsize,
+    /// `front << 32 | back`, each on a cache line of its own: a thread
+    /// takes its tasks without pulling the line from another core.
+    parts: Vec<Line<AtomicU64>>,
+    /// Tasks in all.
+    n: usize,
+    /// Tasks done, added once per thread and region.
+    done: Line<AtomicUsize>,
     task: &'a (dyn Fn(usize) + Sync),
     panic: Mutex<Option<Box<dyn Any + Send>>>,
 }
@@ -98,12 +109,13 @@ struct Region<'a> {
 impl<'a> Region<'a> {
     fn new(n: usize, threads: usize, task: &'a (dyn Fn(usize) + Sync)) -> Region<'a> {
         assert!(n < u32::MAX as usize, "too many tasks for one region");
-        let cut = |p: usize| (p * n / threads) as u64;
+        let cut = |p: usize| cut(n, threads, p) as u64;
         Region {
             parts: (0..threads)
-                .map(|p| AtomicU64::new(cut(p) << 32 | cut(p + 1)))
+                .map(|p| Line(AtomicU64::new(cut(p) << 32 | cut(p + 1))))
                 .collect(),
-            done: AtomicUsize::new(0),
+            n,
+            done: Line(AtomicUsize::new(0)),
             task,
             panic: Mutex::new(None),
         }
@@ -111,7 +123,7 @@ impl<'a> Region<'a> {
 
     /// Takes a task of part `p`, from the front or the back.
     fn take(&self, p: usize, front: bool) -> Option<usize> {
-        let part = &self.parts[p];
+        let part = &self.parts[p].0;
         let mut cur = part.load(Ordering::Relaxed);
         loop {
             let (lo, hi) = (cur >> 32, cur & 0xffff_ffff);
@@ -134,20 +146,69 @@ impl<'a> Region<'a> {
     /// part first, then the others'. A panicking task is recorded (the
     /// stepping thread raises it once the region is closed) and still
     /// counts as done.
+    ///
+    /// A thread helps at once with a part whose owner has not begun it
+    /// (the owner is late or busy elsewhere), but with a part its owner
+    /// is working through only once it has waited [`PATIENCE`]: a task
+    /// taken over moves its data to the helper's core and back again the
+    /// next step, which costs more than the wait unless the owner has
+    /// stalled.
     fn work(&self, me: usize) {
         let threads = self.parts.len();
-        for k in 0..threads {
-            let p = (me + k) % threads;
-            while let Some(i) = self.take(p, k == 0) {
-                if let Err(payload) = catch_unwind(AssertUnwindSafe(|| (self.task)(i))) {
-                    let mut slot = self.panic.lock().unwrap_or_else(|e| e.into_inner());
-                    slot.get_or_insert(payload);
-                }
-                self.done.fetch_add(1, Ordering::Release);
+        let mut done = 0;
+        let mut run = |i: usize| {
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| (self.task)(i))) {
+                let mut slot = self.panic.lock().unwrap_or_else(|e| e.into_inner());
+                slot.get_or_insert(payload);
             }
+            done += 1;
+        };
+        while let Some(i) = self.take(me, true) {
+            run(i);
+        }
+        let mut waiting: Option<Instant> = None;
+        let mut patient = true;
+        let mut spins = 0u32;
+        loop {
+            let (mut left, mut took) = (false, false);
+            for k in 1..threads {
+                let p = (me + k) % threads;
+                let cur = self.parts[p].0.load(Ordering::Relaxed);
+                let (lo, hi) = (cur >> 32, cur & 0xffff_ffff);
+                if lo >= hi {
+                    continue;
+                }
+                left = true;
+                let begun = lo as usize != cut(self.n, threads, p);
+                if begun && patient {
+                    continue;
+                }
+                if let Some(i) = self.take(p, false) {
+                    run(i);
+                    took = true;
+                }
+            }
+            if !left {
+                break;
+            }
+            if !took {
+                std::hint::spin_loop();
+                spins = spins.wrapping_add(1);
+                if patient && spins.is_multiple_of(CLOCK_EVERY / 4) {
+                    patient = waiting.get_or_insert_with(Instant::now).elapsed() < PATIENCE;
+                }
+            }
+        }
+        if done > 0 {
+            self.done.0.fetch_add(done, Ordering::Release);
         }
     }
 }
+
+/// A value alone on its cache line (two lines: some cores fetch lines in
+/// pairs).
+#[repr(align(128))]
+struct Line<T>(T);
 
 thread_local! {
     /// The team of the stepping thread, if it has one.
@@ -179,7 +240,7 @@ impl Team {
             jobs,
             stop: AtomicBool::new(false),
             running: AtomicUsize::new(0),
-            touched: AtomicU64::new(0),
+            touched: Line(AtomicU64::new(0)),
             origin: Instant::now(),
             region: AtomicPtr::new(std::ptr::null_mut()),
             epoch: AtomicU64::new(0),
@@ -279,13 +340,20 @@ fn serve(shared: &Shared) {
         // Idle: no touch for a while and no region open (a region with a
         // long task keeps the threads that finished theirs).
         if spins.is_multiple_of(CLOCK_EVERY) && shared.region.load(Ordering::Relaxed).is_null() {
-            let touched = shared.touched.load(Ordering::Relaxed);
+            let touched = shared.touched.0.load(Ordering::Relaxed);
             if shared.since_origin().saturating_sub(touched) > limit {
                 break;
             }
         }
     }
     shared.running.fetch_sub(1, Ordering::AcqRel);
+}
+
+/// The first of `n` items in part `p` of a region on `threads` threads
+/// (`n` for `p == threads`): thread `p` of a team starts on the items
+/// `cut(n, threads, p)..cut(n, threads, p + 1)`.
+pub(crate) fn cut(n: usize, threads: usize, p: usize) -> usize {
+    p * n / threads
 }
 
 /// A raw pointer that may cross threads; the region hands every index to
@@ -351,7 +419,7 @@ where
     shared.epoch.fetch_add(1, Ordering::SeqCst);
     IN_REGION.set(true);
     region.work(0);
-    while region.done.load(Ordering::Acquire) < n {
+    while region.done.0.load(Ordering::Acquire) < n {
         std::hint::spin_loop();
     }
     shared.region.store(std::ptr::null_mut(), Ordering::SeqCst);

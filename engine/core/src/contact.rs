@@ -353,12 +353,16 @@ impl ContactStore {
             .collect()
     }
 
-    /// Regroups the contacts of each chunk in `chunks` by `group`
-    /// (stable: each group in its old order, groups in increasing order),
-    /// the chunks in parallel; returns how many chunks had a contact move.
+    /// Regroups the contacts of each chunk in `chunks` (ascending) by
+    /// `group` (stable: each group in its old order, groups in increasing
+    /// order), the chunks in parallel; returns how many chunks had a
+    /// contact move. With `owners`, thread `p` of the team regroups the
+    /// chunks from `owners[p]` to `owners[p + 1]` (those of its segment of
+    /// the contact pass).
     pub fn regroup_chunks(
         &mut self,
         chunks: &[usize],
+        owners: Option<&[usize]>,
         group: impl Fn(&Self, usize) -> usize + Sync,
     ) -> usize {
         // Slots within a chunk are numbered in 16 bits.
@@ -381,8 +385,9 @@ impl ContactStore {
         let mut orders: Vec<Option<Vec<u16>>> = vec![None; n_chunks];
         let found: Vec<(usize, Vec<u16>)> = {
             let st = &*self;
-            let due = chunks.iter().copied().filter(|&c| c < n_chunks);
-            let found = crate::team::map(due.collect(), |_, c| {
+            let due: Vec<usize> = chunks.iter().copied().filter(|&c| c < n_chunks).collect();
+            let cuts = owners.map(|o| item_cuts(o, &due));
+            let found = crate::team::map_cut(due, cuts.as_deref(), |_, c| {
                 let start = c * BATCH;
                 let len = BATCH.min(st.len() - start);
                 let mut order: Vec<u16> = (0..len as u16).collect();
@@ -419,11 +424,14 @@ impl ContactStore {
                 .zip(self.state.chunks_mut(BATCH * n)),
         );
         // Only the chunks that change.
+        let changed: Vec<usize> = (0..n_chunks).filter(|&c| orders[c].is_some()).collect();
+        let cuts = owners.map(|o| item_cuts(o, &changed));
         let jobs = columns
             .zip(&orders)
             .filter_map(|(c, order)| Some((c, order.as_ref()?)));
-        crate::team::map(
+        crate::team::map_cut(
             jobs.collect(),
+            cuts.as_deref(),
             |_, (((((id, end1), (end2, plane)), (setup, output)), (carry, state)), order)| {
                 reorder(id, order, 1);
                 reorder(end1, order, 1);
@@ -458,6 +466,18 @@ impl ContactStore {
         }
         self.state.truncate(last * n);
     }
+}
+
+/// For items that are ascending chunk indices, the first item of each
+/// thread's part when thread `p` owns the chunks `owners[p]..owners[p + 1]`
+/// (and the last thread any chunks after those).
+pub(crate) fn item_cuts(owners: &[usize], chunks: &[usize]) -> Vec<usize> {
+    let mut cuts: Vec<usize> = owners[..owners.len() - 1]
+        .iter()
+        .map(|&o| chunks.partition_point(|&c| c < o))
+        .collect();
+    cuts.push(chunks.len());
+    cuts
 }
 
 #[cfg(test)]
@@ -674,7 +694,7 @@ mod tests {
     fn a_regrouped_chunk_keeps_each_contacts_data_together() {
         let n = BATCH + 300;
         let mut st = numbered_store(n);
-        assert_eq!(st.regroup_chunks(&[1], facet_then_flag), 1);
+        assert_eq!(st.regroup_chunks(&[1], None, facet_then_flag), 1);
         let number = |slot: usize| (st.id[slot] - 100) as usize;
         for slot in 0..n {
             let k = number(slot);
@@ -699,16 +719,29 @@ mod tests {
         }
         assert!((BATCH..n).any(|slot| number(slot) != slot));
         // Grouped already: nothing moves.
-        assert_eq!(st.regroup_chunks(&[1], facet_then_flag), 0);
+        assert_eq!(st.regroup_chunks(&[1], None, facet_then_flag), 0);
         // Several chunks at once, in parallel: as one by one.
         let mut one_by_one = numbered_store(3 * BATCH + 10);
         let mut at_once = numbered_store(3 * BATCH + 10);
         for c in [0, 3] {
-            one_by_one.regroup_chunks(&[c], facet_then_flag);
+            one_by_one.regroup_chunks(&[c], None, facet_then_flag);
         }
-        assert_eq!(at_once.regroup_chunks(&[0, 3], facet_then_flag), 2);
+        assert_eq!(
+            at_once.regroup_chunks(&[0, 3], Some(&[0, 2, 4]), facet_then_flag),
+            2
+        );
         assert_eq!(at_once.id, one_by_one.id);
         assert!((BATCH..3 * BATCH).all(|slot| at_once.id[slot] == 100 + slot as u64));
+    }
+
+    #[test]
+    fn chunks_go_to_the_thread_that_owns_them() {
+        // Thread 0 owns chunks 0-2, thread 1 chunks 3-6 and any after.
+        let owners = [0, 3, 7];
+        assert_eq!(item_cuts(&owners, &[1, 2, 5, 6, 8]), [0, 2, 5]);
+        assert_eq!(item_cuts(&owners, &[4, 5]), [0, 0, 2]);
+        assert_eq!(item_cuts(&owners, &[0, 1]), [0, 2, 2]);
+        assert_eq!(item_cuts(&owners, &[]), [0, 0, 0]);
     }
 
     #[test]
@@ -724,7 +757,7 @@ mod tests {
         st.note_switches(&[per_step as u32, 0]);
         assert_eq!(st.regroup_due(false), [0]);
         assert_eq!(st.regroup_due(true), [0, 1]);
-        st.regroup_chunks(&[0], facet_then_flag);
+        st.regroup_chunks(&[0], None, facet_then_flag);
         assert!(st.regroup_due(false).is_empty());
         // The first count after the regrouping (flickering contacts) is
         // the floor: staying at it never makes the chunk due, going above

@@ -186,6 +186,12 @@ pub struct Simulation {
     /// Per ball: overlapping facet contacts in this step's wall logic
     /// (zero between calls).
     wall_touches: Vec<u8>,
+    /// Per model, a bit per slot: the wall logic found the contact to be
+    /// its ball's only overlapping facet contact, so it carries its load.
+    /// The contact pass turns the bit into [`CARRIED`] as it visits the
+    /// contact (by the thread that works on its chunk, rather than the
+    /// serial wall logic writing into every thread's chunks) and clears it.
+    lone: Vec<Vec<u64>>,
     next_contact_id: u64,
     /// Per ball: the stiffness of one just-touching contact with the
     /// stiffest model its group is assigned (N/m), the floor of its
@@ -292,6 +298,7 @@ impl Simulation {
             motion_blocks: Vec::new(),
             rebin_block: 1,
             wall_touches: Vec::new(),
+            lone: Vec::new(),
             next_contact_id: 1,
             k_probe: Vec::new(),
             step: 0,
@@ -942,7 +949,8 @@ impl Simulation {
         if !(always || sample) {
             return;
         }
-        for m in &mut self.models {
+        let threads = rayon::current_num_threads();
+        for (m, plan) in self.models.iter_mut().zip(chain_none(&self.first_touch)) {
             let st = &mut m.store;
             if sample {
                 let store = &*st;
@@ -958,7 +966,7 @@ impl Simulation {
                 st.note_switches(&counts);
             }
             let due = st.regroup_due(always);
-            st.regroup_chunks(&due, contact_kind);
+            st.regroup_chunks(&due, plan.and_then(|p| p.owners(threads)), contact_kind);
         }
     }
 
@@ -1060,7 +1068,10 @@ impl Simulation {
             // pass.
             let parts = ball_parts(n_balls, threads);
             let parts = &parts[..];
-            let (chunks, _, _) = st.chunks();
+            self.lone.resize_with(mi + 1, Vec::new);
+            let lone = &mut self.lone[mi];
+            lone.resize(n_chunks * LONE_WORDS, 0);
+            let (chunks, _, _) = st.chunks(lone);
             let mut groups: Vec<Vec<Chunk<'_>>> = Vec::with_capacity(n_seg);
             let mut rest = chunks.into_iter();
             for k in 0..n_seg {
@@ -1185,7 +1196,8 @@ impl Simulation {
         let walls = &self.walls;
         let owner = &self.facet_owner;
         let mut overlapping = Vec::with_capacity(self.models.len());
-        for m in &mut self.models {
+        let threads = rayon::current_num_threads();
+        for (m, plan) in self.models.iter_mut().zip(chain_none(&self.first_touch)) {
             let st = &mut m.store;
             if st.n_facet == 0 {
                 overlapping.push(Vec::new());
@@ -1195,8 +1207,16 @@ impl Simulation {
             // only the read of their end2.
             let chunks = (st.plane.chunks_mut(BATCH).zip(st.setup.chunks_mut(BATCH)))
                 .zip(st.end1.chunks(BATCH).zip(st.end2.chunks(BATCH)));
-            let lists: Vec<Vec<(u32, bool)>> =
-                team::map(chunks.collect(), |ci, ((planes, setups), (end1, end2))| {
+            // Each thread the chunks of its segment of the contact pass.
+            let chunks: Vec<_> = chunks.collect();
+            let all: Vec<usize> = (0..chunks.len()).collect();
+            let cuts = plan
+                .and_then(|p| p.owners(threads))
+                .map(|o| contact::item_cuts(o, &all));
+            let lists: Vec<Vec<(u32, bool)>> = team::map_cut(
+                chunks,
+                cuts.as_deref(),
+                |ci, ((planes, setups), (end1, end2))| {
                     let mut list = Vec::new();
                     for (k, &b) in end2.iter().enumerate() {
                         if b & FACET == 0 {
@@ -1246,7 +1266,8 @@ impl Simulation {
                         }
                     }
                     list
-                });
+                },
+            );
             let list = lists.concat();
             overlapping.push(list);
         }
@@ -1282,12 +1303,15 @@ impl Simulation {
         }
         let mut pairs = 0;
         let mut entries: Vec<Entry> = Vec::new();
+        self.lone.resize_with(self.models.len(), Vec::new);
         for (mi, (m, list)) in self.models.iter_mut().zip(overlapping).enumerate() {
             let st = &mut m.store;
+            let lone = &mut self.lone[mi];
+            lone.resize(st.len().div_ceil(BATCH) * LONE_WORDS, 0);
             for &(k, carried) in list {
                 let k = k as usize;
                 if touches[st.end1[k] as usize] == 1 {
-                    st.setup[k].flags |= CARRIED;
+                    lone[k / 64] |= 1 << (k % 64);
                     pairs += 1;
                     continue;
                 }
@@ -1903,6 +1927,13 @@ impl FirstTouch {
         });
     }
 
+    /// The first chunk of each thread's segment and the number of chunks,
+    /// when the plan has one segment per thread of `threads`.
+    fn owners(&self, threads: usize) -> Option<&[usize]> {
+        (threads > 1 && self.n_seg == threads && self.bounds.len() == threads + 1)
+            .then_some(&self.bounds[..])
+    }
+
     /// Brings the plan up to date after contacts were added and removed,
     /// without a new cut: new chunks join the last segment, and a ball
     /// with a contact that arrived in another segment than its only one
@@ -1944,6 +1975,11 @@ impl FirstTouch {
         step >= self.planned_at + REPLAN_STEPS
             || (self.arrivals + store.arrived.len()) * 8 > store.len()
     }
+}
+
+/// Each model's plan of the contact pass, if it has one yet.
+fn chain_none(plans: &[FirstTouch]) -> impl Iterator<Item = Option<&FirstTouch>> {
+    plans.iter().map(Some).chain(std::iter::repeat(None))
 }
 
 /// Balls per block of a parallel loop over `n` balls: eight blocks per
@@ -2012,8 +2048,13 @@ impl Sums<'_> {
     }
 }
 
-/// One chunk of a [`ContactStore`]: the same slots of every column.
+/// Words of [`Simulation::lone`] per chunk.
+const LONE_WORDS: usize = BATCH / 64;
+
+/// One chunk of a [`ContactStore`]: the same slots of every column, and
+/// its bits of [`Simulation::lone`].
 struct Chunk<'a> {
+    lone: &'a mut [u64],
     plane: &'a mut [contact::Plane],
     setup: &'a mut [contact::Setup],
     output: &'a mut [ContactOutput],
@@ -2025,8 +2066,8 @@ struct Chunk<'a> {
 
 impl ContactStore {
     /// The store cut into chunks of [`BATCH`] slots, with the whole end
-    /// columns.
-    fn chunks(&mut self) -> (Vec<Chunk<'_>>, &[u32], &[u32]) {
+    /// columns; `lone` has [`LONE_WORDS`] per chunk.
+    fn chunks<'a>(&'a mut self, lone: &'a mut [u64]) -> (Vec<Chunk<'a>>, &'a [u32], &'a [u32]) {
         let stride = self.stride;
         let (end1, end2) = (&self.end1[..], &self.end2[..]);
         let chunks = self
@@ -2037,8 +2078,10 @@ impl ContactStore {
             .zip(self.state.chunks_mut(BATCH * stride))
             .zip(self.carry.chunks_mut(BATCH))
             .zip(end1.chunks(BATCH).zip(end2.chunks(BATCH)))
+            .zip(lone.chunks_mut(LONE_WORDS))
             .map(
-                |(((((plane, setup), output), state), carry), (end1, end2))| Chunk {
+                |((((((plane, setup), output), state), carry), (end1, end2)), lone)| Chunk {
+                    lone,
                     plane,
                     setup,
                     output,
@@ -2110,6 +2153,12 @@ impl ChunkPass<'_> {
     ) -> Result<(), (usize, String)> {
         let Scratch { inputs, runs } = scratch;
         let len = ch.plane.len();
+        // This step's lone facet contacts of the chunk, taken (see
+        // `Simulation::lone`).
+        let mut lone = [0u64; LONE_WORDS];
+        for (l, w) in lone.iter_mut().zip(ch.lone.iter_mut()) {
+            *l = std::mem::take(w);
+        }
         inputs.resize(len, ContactInput::default());
         runs.clear();
         // The model runs in place on runs of busy contacts. An open contact
@@ -2188,7 +2237,13 @@ impl ChunkPass<'_> {
                 let status = out.status;
                 let released = self.overlap_only && plane.gap > 0.0 && status != STATUS_ACTIVE;
                 let f = &mut setup.flags;
-                *f = (*f & !(flags::NEW | RELEASED)) | if released { RELEASED } else { 0 };
+                let carried = if lone[k / 64] & (1 << (k % 64)) != 0 {
+                    CARRIED
+                } else {
+                    0
+                };
+                *f =
+                    (*f & !(flags::NEW | RELEASED)) | if released { RELEASED } else { 0 } | carried;
                 // The carry codes are the status codes; anything else a
                 // model might return counts as could-be-active, as in
                 // `apply`.
@@ -2437,6 +2492,48 @@ mod tests {
             sim.add_ball(grain(pos, Vec3::ZERO, g)).unwrap();
         }
         sim
+    }
+
+    #[test]
+    fn a_lone_facet_contact_is_marked_as_carrying_its_load() {
+        // One ball resting 10 um deep on a floor of two facets, well inside
+        // the first: its only facet contact carries, which the next step's
+        // wall logic reads; the bit the pass turned into the flag is gone.
+        let mut sim = Simulation::new(Settings {
+            gravity: Vec3::new(0.0, 0.0, -9.81),
+            timestep: Timestep::Fixed(1e-7),
+            cell_tolerance: None,
+        });
+        let g = sim.group("g");
+        let w = sim.group("floor");
+        let m = sim.add_model(linear_entry());
+        let props = vec![1e5, 5e4, 0.5, 0.1, 0.1];
+        sim.assign(g, g, m, props.clone()).unwrap();
+        sim.assign(g, w, m, props).unwrap();
+        let corners = [
+            [-1e-2, -1e-2, 0.0],
+            [1e-2, -1e-2, 0.0],
+            [1e-2, 1e-2, 0.0],
+            [-1e-2, 1e-2, 0.0],
+        ];
+        let floor = Wall::new("floor", &corners, &[[0, 1, 2], [0, 2, 3]], None).unwrap();
+        sim.add_wall(floor, w);
+        sim.add_ball(grain(Vec3::new(5e-3, -5e-3, 0.99e-3), Vec3::ZERO, g))
+            .unwrap();
+        sim.prepare().unwrap();
+        for _ in 0..3 {
+            sim.cycle().unwrap();
+            let st = &sim.models[0].store;
+            let slots: Vec<usize> = (0..st.len()).filter(|&k| st.end2[k] & FACET != 0).collect();
+            let overlapping: Vec<usize> = slots
+                .iter()
+                .copied()
+                .filter(|&k| st.plane[k].gap < 0.0)
+                .collect();
+            assert_eq!(overlapping.len(), 1, "{slots:?}");
+            assert!(st.setup[overlapping[0]].flags & CARRIED != 0);
+            assert!(sim.lone.iter().flatten().all(|&w| w == 0));
+        }
     }
 
     #[test]

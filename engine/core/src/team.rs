@@ -98,8 +98,8 @@ struct Region<'a> {
     /// `front << 32 | back`, each on a cache line of its own: a thread
     /// takes its tasks without pulling the line from another core.
     parts: Vec<Line<AtomicU64>>,
-    /// Tasks in all.
-    n: usize,
+    /// The first task of each part.
+    starts: Vec<u64>,
     /// Tasks done, added once per thread and region.
     done: Line<AtomicUsize>,
     task: &'a (dyn Fn(usize) + Sync),
@@ -107,14 +107,25 @@ struct Region<'a> {
 }
 
 impl<'a> Region<'a> {
-    fn new(n: usize, threads: usize, task: &'a (dyn Fn(usize) + Sync)) -> Region<'a> {
+    /// `cuts`, if given, are the first task of each part and `n`; else the
+    /// parts are equal.
+    fn new(
+        n: usize,
+        threads: usize,
+        cuts: Option<&[usize]>,
+        task: &'a (dyn Fn(usize) + Sync),
+    ) -> Region<'a> {
         assert!(n < u32::MAX as usize, "too many tasks for one region");
-        let cut = |p: usize| cut(n, threads, p) as u64;
+        let starts: Vec<u64> = match cuts {
+            Some(c) => c.iter().map(|&c| c as u64).collect(),
+            None => (0..=threads).map(|p| cut(n, threads, p) as u64).collect(),
+        };
         Region {
-            parts: (0..threads)
-                .map(|p| Line(AtomicU64::new(cut(p) << 32 | cut(p + 1))))
+            parts: starts
+                .windows(2)
+                .map(|w| Line(AtomicU64::new(w[0] << 32 | w[1])))
                 .collect(),
-            n,
+            starts,
             done: Line(AtomicUsize::new(0)),
             task,
             panic: Mutex::new(None),
@@ -179,7 +190,7 @@ impl<'a> Region<'a> {
                     continue;
                 }
                 left = true;
-                let begun = lo as usize != cut(self.n, threads, p);
+                let begun = lo != self.starts[p];
                 if begun && patient {
                     continue;
                 }
@@ -379,6 +390,20 @@ where
     R: Send,
     F: Fn(usize, T) -> R + Sync,
 {
+    map_cut(items, None, f)
+}
+
+/// [`map`] with the items of thread `p` of the team given as
+/// `cuts[p]..cuts[p + 1]`, so that work on the same data as another region
+/// (the contact pass's segments, say) goes to the same thread. `cuts` that
+/// do not fit (not one part per thread, not ascending from 0 to the number
+/// of items) are ignored.
+pub(crate) fn map_cut<T, R, F>(items: Vec<T>, cuts: Option<&[usize]>, f: F) -> Vec<R>
+where
+    T: Send,
+    R: Send,
+    F: Fn(usize, T) -> R + Sync,
+{
     let n = items.len();
     let team = if n > 1 && !IN_REGION.get() {
         CURRENT.with(|c| c.borrow().clone())
@@ -410,7 +435,11 @@ where
         let r = f(i, item);
         unsafe { output.at(i).write(r) };
     };
-    let region = Region::new(n, shared.jobs + 1, &task);
+    let threads = shared.jobs + 1;
+    let cuts = cuts.filter(|c| {
+        c.len() == threads + 1 && c[0] == 0 && c[threads] == n && c.windows(2).all(|w| w[0] <= w[1])
+    });
+    let region = Region::new(n, threads, cuts, &task);
     shared.touch();
     // SAFETY: the region is closed and no job looks at it any more before
     // this function returns (or unwinds): see the end of the region below.
@@ -504,6 +533,45 @@ mod tests {
                 assert_eq!(words[8], "w8!");
                 let sum: u64 = (0..10_000u64).into_par_iter().sum();
                 assert_eq!(sum, 49_995_000);
+            }
+        });
+    }
+
+    #[test]
+    fn given_cuts_decide_where_each_thread_starts() {
+        pool(2).install(|| {
+            let team = new_team();
+            for cuts in [[0, 6, 8], [0, 2, 8]] {
+                team.touch();
+                // Item 0 (the stepping thread's first) waits until another
+                // item has started, so the job picks its first item while
+                // the stepping thread cannot take any.
+                let first_other = AtomicUsize::new(usize::MAX);
+                let out = map_cut((0..8).collect(), Some(&cuts), |i, x: usize| {
+                    if i == 0 {
+                        let start = Instant::now();
+                        while first_other.load(Ordering::Acquire) == usize::MAX {
+                            assert!(start.elapsed() < Duration::from_secs(10), "alone");
+                            std::hint::spin_loop();
+                        }
+                    } else {
+                        let _ = first_other.compare_exchange(
+                            usize::MAX,
+                            i,
+                            Ordering::AcqRel,
+                            Ordering::Relaxed,
+                        );
+                    }
+                    x * 2
+                });
+                assert_eq!(out, (0..8).map(|x| x * 2).collect::<Vec<_>>());
+                assert_eq!(first_other.load(Ordering::Acquire), cuts[1], "{cuts:?}");
+            }
+            // Cuts that do not fit are ignored: equal parts.
+            for bad in [&[0, 3][..], &[0, 5, 4], &[1, 4, 8], &[0, 4, 9]] {
+                team.touch();
+                let out = map_cut((0..8).collect(), Some(bad), |_, x: usize| x + 1);
+                assert_eq!(out, (1..9).collect::<Vec<_>>(), "{bad:?}");
             }
         });
     }

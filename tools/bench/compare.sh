@@ -8,8 +8,9 @@
 #        recorded as other_cpu_s)
 #      STEPS (default 10000), PEERS (default /work/shared/peers), PEER (default liggghts; or lammps),
 #      TALUS (binary to copy; default target/release/talus)
-# After every multi-threaded run the line also gets handover_us and handover_ratio from tools/benches' `handover`
-# (whether the CPUs shared a cache at that time; a VM's CPUs may be placed either way).
+# After every multi-threaded run the line also gets handover_us, handover_ratio and together_ratio from tools/benches'
+# `handover` (whether the CPUs shared a cache at that time, a VM's CPUs may be placed either way; and whether they
+# computed independently: near 2 they shared one core or were time-sliced).
 # The talus binary is copied once at the start (tools/bench/out/talus-snapshot) so that a rebuild of target/ during
 # the session cannot mix two engine versions; its md5 and date go into the log header. Every result line is also
 # appended to tools/bench/out/compare-DATE.txt.
@@ -61,7 +62,8 @@ measure() {  # CODE CASE N THREADS: one run, prints its result line with the pas
   own=$(awk '{print $1 + $2}' "$OUTB/.cpu")
   line="$line pass=$pass start=$state other_cpu_s=$(awk -v b=$((b1 - b0)) -v t=$TCK -v o=$own 'BEGIN {printf "%.1f", b / t - o}')"
   # Where the CPUs sat right after a multi-threaded run: whether they share a cache (handover_ratio near 1) or
-  # not (2-3); see tools/benches/src/bin/handover.rs.
+  # not (2-3), and whether both compute at full speed at once (together_ratio near 1) or not (near 2); see
+  # tools/benches/src/bin/handover.rs.
   [ "$th" -gt 1 ] && line="$line $("$HANDOVER" 2>/dev/null | sed 's/alone_us=[^ ]* //')"
   echo "$line" | tee -a "$LOG" >&2
 }

@@ -11,7 +11,15 @@
 //! multi-threaded run, because talus's threads hand ball and contact data
 //! to each other every step and feel the placement.
 //!
-//! usage: handover [TURNS]   (default 2000; prints `handover_us=.. alone_us=.. handover_ratio=..`)
+//! A second probe tells whether the two CPUs compute independently: both
+//! threads run the same arithmetic at once (eight independent chains of
+//! multiply-adds, in registers), against one thread alone. Near 1 they
+//! are separate cores; near 2 they share one core's execution units (two
+//! hyperthreads of a core) or the host time-slices them, and every code's
+//! second thread then adds little.
+//!
+//! usage: handover [TURNS]   (default 2000; prints `handover_us=.. alone_us=..
+//! handover_ratio=.. together_ratio=..`)
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -50,6 +58,20 @@ fn take_turns(buf: &Buffer, turn: &AtomicU64, me: u64, turns: u64) -> f64 {
     busy
 }
 
+/// Eight independent multiply-add chains, `rounds` times; returns the
+/// seconds taken.
+fn arithmetic(rounds: u64) -> f64 {
+    let t = Instant::now();
+    let mut x = [1.0f64, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7];
+    for _ in 0..rounds {
+        for v in x.iter_mut() {
+            *v = std::hint::black_box(*v).mul_add(0.999_999, 1e-9);
+        }
+    }
+    std::hint::black_box(x);
+    t.elapsed().as_secs_f64()
+}
+
 fn main() {
     let turns: u64 = match std::env::args().nth(1) {
         None => 2000,
@@ -78,10 +100,17 @@ fn main() {
     }
     let alone = t.elapsed().as_secs_f64() / turns as f64;
     std::hint::black_box(&alone);
+
+    const ROUNDS: u64 = 5_000_000;
+    let single = arithmetic(ROUNDS);
+    let other = std::thread::spawn(|| arithmetic(ROUNDS));
+    let mine = arithmetic(ROUNDS);
+    let theirs = other.join().expect("the other thread finished");
     println!(
-        "handover_us={:.1} alone_us={:.1} handover_ratio={:.2}",
+        "handover_us={:.1} alone_us={:.1} handover_ratio={:.2} together_ratio={:.2}",
         handover * 1e6,
         alone * 1e6,
-        handover / alone
+        handover / alone,
+        mine.max(theirs) / single
     );
 }

@@ -4,16 +4,23 @@
 # (cp target/release/talus /somewhere/talus-old) so that a rebuild cannot change them during the session.
 # usage: tools/bench/ab.sh CASE STEPS THREADS ROUNDS BIN...     e.g. tools/bench/ab.sh dense 3000 1 4 old/talus new/talus
 #   CASE settle|dense (configs/bench/CASE10k.toml); output goes to a scratch folder (OUT, default /tmp/talus-ab).
+#   With THREADS > 1 each line also gets the `handover` probe's ratios right after the run (see compare.sh).
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 [ $# -ge 5 ] || { sed -n "2,6p" "$0"; exit 2; }
 C=$1 S=$2 T=$3 R=$4; shift 4
 OUT=${OUT:-/tmp/talus-ab}
+probe() { :; }
+if [ "$T" -gt 1 ]; then
+  (cd "$ROOT" && cargo build --release -q -p talus-benches --bin handover >&2)
+  H=$(cd "$ROOT" && cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/handover
+  probe() { "$H" | sed 's/handover_us=[^ ]* alone_us=[^ ]* //'; }
+fi
 for r in $(seq "$R"); do
   for b in "$@"; do
     o=$(perf stat -x, -e task-clock "$b" run "$ROOT/configs/bench/${C}10k.toml" --threads "$T" --out "$OUT" --steps "$S" 2>&1)
     tc=$(echo "$o" | grep task-clock | cut -d, -f1)
     w=$(echo "$o" | grep "wall time" | awk '{print $3}')
-    echo "$b round=$r cpu_ms=${tc%.*} wall_s=$w"
+    echo "$b round=$r cpu_ms=${tc%.*} wall_s=$w $(probe)"
   done
 done

@@ -1307,6 +1307,9 @@ impl Simulation {
         for (mi, (m, list)) in self.models.iter_mut().zip(overlapping).enumerate() {
             let st = &mut m.store;
             let lone = &mut self.lone[mi];
+            // Empty already when the pass of the last cycle took the bits;
+            // cleared anyway for a caller that runs the wall stage alone.
+            lone.clear();
             lone.resize(st.len().div_ceil(BATCH) * LONE_WORDS, 0);
             for &(k, carried) in list {
                 let k = k as usize;

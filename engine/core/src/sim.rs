@@ -172,7 +172,7 @@ pub struct Simulation {
     /// Per-segment buffers of the contact pass, reused from step to step.
     segments: Vec<Segment>,
     /// Per model: the segment of each ball's first contact.
-    first_touch: Vec<FirstTouch>,
+    segment_plans: Vec<SegmentPlan>,
     /// Whether the last contact pass produced a force or torque that may
     /// not be finite (see [`Simulation::check_sums`]).
     sums_suspect: bool,
@@ -186,11 +186,11 @@ pub struct Simulation {
     /// Per ball: overlapping facet contacts in this step's wall logic
     /// (zero between calls).
     wall_touches: Vec<u8>,
-    /// Per model, a bit per slot: the wall logic found the contact to be
-    /// its ball's only overlapping facet contact, so it carries its load.
-    /// The contact pass turns the bit into [`CARRIED`] as it visits the
-    /// contact (by the thread that works on its chunk, rather than the
-    /// serial wall logic writing into every thread's chunks) and clears it.
+    /// Per model, a bit per slot, set anew by each step's wall logic: the
+    /// contact is its ball's only overlapping facet contact, so it carries
+    /// its load. The contact pass turns the bit into [`CARRIED`] as it
+    /// visits the contact (on the thread that works on its chunk, rather
+    /// than the serial wall logic writing into every thread's chunks).
     lone: Vec<Vec<u64>>,
     next_contact_id: u64,
     /// Per ball: the stiffness of one just-touching contact with the
@@ -292,7 +292,7 @@ impl Simulation {
             cells: None,
             candidates: Vec::new(),
             segments: Vec::new(),
-            first_touch: Vec::new(),
+            segment_plans: Vec::new(),
             sums_suspect: false,
             rebin: Vec::new(),
             motion_blocks: Vec::new(),
@@ -950,7 +950,7 @@ impl Simulation {
             return;
         }
         let threads = rayon::current_num_threads();
-        for (m, plan) in self.models.iter_mut().zip(chain_none(&self.first_touch)) {
+        for (m, plan) in self.models.iter_mut().zip(chain_none(&self.segment_plans)) {
             let st = &mut m.store;
             if sample {
                 let store = &*st;
@@ -981,7 +981,7 @@ impl Simulation {
     /// # Determinism
     /// Every ball sums its contributions in (model, slot) order. With more
     /// than one thread, each model's chunks are cut into consecutive
-    /// segments, one per thread ([`FirstTouch`]). A segment adds directly
+    /// segments, one per thread ([`SegmentPlan`]). A segment adds directly
     /// to the balls no other segment reaches; its contributions to the
     /// others wait in lists by the thread part of their ball, and once all
     /// segments are done each part adds its lists segment by segment. Walls
@@ -1006,8 +1006,8 @@ impl Simulation {
         let owner = &self.facet_owner;
         let step = self.step;
         let n_balls = b.pos.len();
-        self.first_touch
-            .resize_with(self.models.len(), FirstTouch::default);
+        self.segment_plans
+            .resize_with(self.models.len(), SegmentPlan::default);
         self.sums_suspect = false;
         for (mi, m) in self.models.iter_mut().enumerate() {
             // Models active only under overlap need no frame or increments
@@ -1047,30 +1047,32 @@ impl Simulation {
                 self.segments.resize_with(n_seg, Segment::default);
             }
             // Segment k holds chunks bounds[k]..bounds[k + 1].
-            let first = &mut self.first_touch[mi];
+            let plan = &mut self.segment_plans[mi];
             if n_seg > 1 {
-                if first.n_seg != n_seg || first.only.len() != n_balls || first.stale(st, step) {
-                    first.plan(st, n_seg, n_balls, step);
+                if plan.n_seg != n_seg || plan.only.len() != n_balls || plan.stale(st, step) {
+                    plan.plan(st, n_seg, n_balls, step);
                 } else if st.changed {
-                    first.update(st);
+                    plan.update(st);
                 }
             }
             st.changed = false;
             st.arrived.clear();
             let bounds: Vec<usize> = if n_seg > 1 {
-                first.bounds.clone()
+                plan.bounds.clone()
             } else {
                 vec![0, n_chunks]
             };
-            let only = &first.only[..];
+            let only = &plan.only[..];
             // Held-back contributions go to the thread part of their ball
             // (the law of motion's parts), which adds them up after the
             // pass.
             let parts = ball_parts(n_balls, threads);
             let parts = &parts[..];
             self.lone.resize_with(mi + 1, Vec::new);
+            // Sized by the wall logic; every chunk needs its words.
             let lone = &mut self.lone[mi];
             lone.resize(n_chunks * LONE_WORDS, 0);
+            let lone = &*lone;
             let (chunks, _, _) = st.chunks(lone);
             let mut groups: Vec<Vec<Chunk<'_>>> = Vec::with_capacity(n_seg);
             let mut rest = chunks.into_iter();
@@ -1197,7 +1199,7 @@ impl Simulation {
         let owner = &self.facet_owner;
         let mut overlapping = Vec::with_capacity(self.models.len());
         let threads = rayon::current_num_threads();
-        for (m, plan) in self.models.iter_mut().zip(chain_none(&self.first_touch)) {
+        for (m, plan) in self.models.iter_mut().zip(chain_none(&self.segment_plans)) {
             let st = &mut m.store;
             if st.n_facet == 0 {
                 overlapping.push(Vec::new());
@@ -1307,8 +1309,6 @@ impl Simulation {
         for (mi, (m, list)) in self.models.iter_mut().zip(overlapping).enumerate() {
             let st = &mut m.store;
             let lone = &mut self.lone[mi];
-            // Empty already when the pass of the last cycle took the bits;
-            // cleared anyway for a caller that runs the wall stage alone.
             lone.clear();
             lone.resize(st.len().div_ceil(BATCH) * LONE_WORDS, 0);
             for &(k, carried) in list {
@@ -1814,7 +1814,7 @@ fn contact_kind(st: &ContactStore, slot: usize) -> usize {
 }
 
 /// Segments of the parallel contact pass per thread, cut to equal work
-/// (see `FirstTouch::plan`). More segments would let a thread whose core
+/// (see `SegmentPlan::plan`). More segments would let a thread whose core
 /// runs slow be relieved in smaller pieces, but every ball that two
 /// segments reach has its contributions held back (dense 10k, two
 /// threads, four segments per thread: 2.65 s; two: 2.55-2.62 s; one:
@@ -1823,13 +1823,13 @@ fn contact_kind(st: &ContactStore, slot: usize) -> usize {
 const SEGMENTS_PER_THREAD: usize = 1;
 
 /// Segments at most: their indices and two marks must fit a byte (see
-/// [`FirstTouch::only`]).
+/// [`SegmentPlan::only`]).
 const MAX_SEGMENTS: usize = SHARED as usize;
 
-/// [`FirstTouch::only`] of a ball that several segments reach.
+/// [`SegmentPlan::only`] of a ball that several segments reach.
 const SHARED: u8 = u8::MAX - 1;
 
-/// [`FirstTouch::only`] of a ball that no segment reaches.
+/// [`SegmentPlan::only`] of a ball that no segment reaches.
 const UNTOUCHED: u8 = u8::MAX;
 
 /// Held-back contributions below which one thread adds them all.
@@ -1839,7 +1839,7 @@ const PARALLEL_HELD: usize = 512;
 /// segment that has contacts with it; re-planned only when contacts come
 /// or go or the number of segments changes.
 #[derive(Default)]
-struct FirstTouch {
+struct SegmentPlan {
     /// Per ball: the only segment that reaches it, which adds to its sums
     /// directly, or [`SHARED`] (every segment holds back what it adds to
     /// the ball) or [`UNTOUCHED`].
@@ -1851,13 +1851,13 @@ struct FirstTouch {
     /// with it (scratch of `plan`).
     touched: Vec<Vec<u64>>,
     /// The step of the last plan, and the contacts that arrived in a slot
-    /// since (see [`FirstTouch::stale`]).
+    /// since (see [`SegmentPlan::stale`]).
     planned_at: u64,
     arrivals: usize,
 }
 
 /// Steps between two cuts of the contact pass into segments (see
-/// [`FirstTouch::stale`]).
+/// [`SegmentPlan::stale`]).
 const REPLAN_STEPS: u64 = 64;
 
 /// What a busy contact costs the contact pass against an idle one, for
@@ -1865,7 +1865,7 @@ const REPLAN_STEPS: u64 = 64;
 /// against 50).
 const BUSY_WEIGHT: usize = 16;
 
-impl FirstTouch {
+impl SegmentPlan {
     /// Cuts `store` into `n_seg` segments of whole chunks and about equal
     /// work (busy contacts weigh [`BUSY_WEIGHT`] idle ones), and finds for
     /// each ball whether one segment reaches it or more. The cut decides
@@ -1981,7 +1981,7 @@ impl FirstTouch {
 }
 
 /// Each model's plan of the contact pass, if it has one yet.
-fn chain_none(plans: &[FirstTouch]) -> impl Iterator<Item = Option<&FirstTouch>> {
+fn chain_none(plans: &[SegmentPlan]) -> impl Iterator<Item = Option<&SegmentPlan>> {
     plans.iter().map(Some).chain(std::iter::repeat(None))
 }
 
@@ -2007,7 +2007,7 @@ fn ball_parts(n: usize, threads: usize) -> Vec<u32> {
 struct Sums<'a> {
     columns: Columns<'a>,
     walls: &'a mut WallPartials,
-    /// The only segment of every ball (see [`FirstTouch::only`]) and this
+    /// The only segment of every ball (see [`SegmentPlan::only`]) and this
     /// segment's index; `None` when the pass is one segment, which adds
     /// everything directly.
     only: Option<(&'a [u8], u8)>,
@@ -2057,7 +2057,7 @@ const LONE_WORDS: usize = BATCH / 64;
 /// One chunk of a [`ContactStore`]: the same slots of every column, and
 /// its bits of [`Simulation::lone`].
 struct Chunk<'a> {
-    lone: &'a mut [u64],
+    lone: &'a [u64],
     plane: &'a mut [contact::Plane],
     setup: &'a mut [contact::Setup],
     output: &'a mut [ContactOutput],
@@ -2070,7 +2070,7 @@ struct Chunk<'a> {
 impl ContactStore {
     /// The store cut into chunks of [`BATCH`] slots, with the whole end
     /// columns; `lone` has [`LONE_WORDS`] per chunk.
-    fn chunks<'a>(&'a mut self, lone: &'a mut [u64]) -> (Vec<Chunk<'a>>, &'a [u32], &'a [u32]) {
+    fn chunks<'a>(&'a mut self, lone: &'a [u64]) -> (Vec<Chunk<'a>>, &'a [u32], &'a [u32]) {
         let stride = self.stride;
         let (end1, end2) = (&self.end1[..], &self.end2[..]);
         let chunks = self
@@ -2081,7 +2081,7 @@ impl ContactStore {
             .zip(self.state.chunks_mut(BATCH * stride))
             .zip(self.carry.chunks_mut(BATCH))
             .zip(end1.chunks(BATCH).zip(end2.chunks(BATCH)))
-            .zip(lone.chunks_mut(LONE_WORDS))
+            .zip(lone.chunks(LONE_WORDS))
             .map(
                 |((((((plane, setup), output), state), carry), (end1, end2)), lone)| Chunk {
                     lone,
@@ -2156,12 +2156,9 @@ impl ChunkPass<'_> {
     ) -> Result<(), (usize, String)> {
         let Scratch { inputs, runs } = scratch;
         let len = ch.plane.len();
-        // This step's lone facet contacts of the chunk, taken (see
+        // This step's lone facet contacts of the chunk (see
         // `Simulation::lone`).
-        let mut lone = [0u64; LONE_WORDS];
-        for (l, w) in lone.iter_mut().zip(ch.lone.iter_mut()) {
-            *l = std::mem::take(w);
-        }
+        let lone = ch.lone;
         inputs.resize(len, ContactInput::default());
         runs.clear();
         // The model runs in place on runs of busy contacts. An open contact
@@ -2501,7 +2498,7 @@ mod tests {
     fn a_lone_facet_contact_is_marked_as_carrying_its_load() {
         // One ball resting 10 um deep on a floor of two facets, well inside
         // the first: its only facet contact carries, which the next step's
-        // wall logic reads; the bit the pass turned into the flag is gone.
+        // wall logic reads, and only its bit in the wall logic's set marks it.
         let mut sim = Simulation::new(Settings {
             gravity: Vec3::new(0.0, 0.0, -9.81),
             timestep: Timestep::Fixed(1e-7),
@@ -2535,7 +2532,10 @@ mod tests {
                 .collect();
             assert_eq!(overlapping.len(), 1, "{slots:?}");
             assert!(st.setup[overlapping[0]].flags & CARRIED != 0);
-            assert!(sim.lone.iter().flatten().all(|&w| w == 0));
+            // Its bit, and no other, marked it.
+            let k = overlapping[0];
+            let bits: u32 = sim.lone.iter().flatten().map(|w| w.count_ones()).sum();
+            assert!(bits == 1 && sim.lone[0][k / 64] & (1 << (k % 64)) != 0);
         }
     }
 
@@ -2855,7 +2855,7 @@ mod tests {
         for slot in 0..4 * BATCH as u32 {
             st.push(0, slot / 8, slot / 8 + 1, 0, 1.0);
         }
-        let mut plan = FirstTouch::default();
+        let mut plan = SegmentPlan::default();
         plan.plan(&st, 3, n_balls, 0);
         assert_eq!(plan.only, reach(&st, &plan.bounds, n_balls));
         st.arrived.clear();
@@ -2900,7 +2900,7 @@ mod tests {
                 st.setup[slot].flags |= RELEASED;
             }
         }
-        let mut plan = FirstTouch::default();
+        let mut plan = SegmentPlan::default();
         // Work 4 x 16 + 4 x 1 chunk-units; half of it lies after the first
         // three chunks (48 of 68 before the fourth).
         plan.plan(&st, 2, 101, 0);

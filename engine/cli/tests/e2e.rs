@@ -187,6 +187,29 @@ fn same_bits_with_one_and_two_threads_and_with_the_cdylib_model() {
     let one = contact_parts(&run(&embedded, "1", "t1"));
     let two = contact_parts(&run(&embedded, "2", "t2"));
     let dynamic = contact_parts(&run(&loaded, "2", "dyn"));
+    // More threads than CPUs: the contact pass takes two segments per
+    // thread then, and the run says that fewer threads would do better.
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let many = (cpus + 1).to_string();
+    let out = tmp.path().join("many");
+    let o = talus(&[
+        "run",
+        embedded.to_str().unwrap(),
+        "--threads",
+        &many,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!("{many} threads on {cpus} CPUs")),
+        "no note on more threads than CPUs: {}",
+        stderr(&o)
+    );
+    assert!(
+        contact_parts(&out) == one,
+        "contact Parquet differs between 1 thread and more threads than CPUs"
+    );
     // The wall's force and moment too (the contact pass sums them chunk
     // by chunk, and two threads cut the chunks into two segments).
     let walls = |name: &str| dataset_parts(&tmp.path().join(name), "walls");

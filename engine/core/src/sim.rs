@@ -2198,37 +2198,44 @@ impl ChunkPass<'_> {
         // The run being extended: its start and one past its last busy
         // contact.
         let mut run: Option<(usize, usize)> = None;
-        for k in 0..len {
-            let busy = resolve_one(
-                &self.kin,
-                self.walls,
-                self.owner,
-                &mut plane[k],
-                &setup[k],
-                end1[k],
-                end2[k],
-                self.dt,
-                self.overlap_only,
-                &mut inputs[k],
-            );
-            if !busy {
-                idle[k / 64] |= 1 << (k % 64);
-                continue;
-            }
-            called += 1;
-            run = Some(match run {
-                Some((start, end)) if k - end < IDLE_GAP => {
-                    for j in end..k {
-                        idle_input(&mut inputs[j], &setup[j]);
+        // The idle bits of each word gather in a register: set one at a
+        // time in the array, every released contact waited for the
+        // previous one's store to the same word.
+        for (w, word) in idle.iter_mut().enumerate().take(len.div_ceil(64)) {
+            let mut bits = 0u64;
+            for k in w * 64..(w * 64 + 64).min(len) {
+                let busy = resolve_one(
+                    &self.kin,
+                    self.walls,
+                    self.owner,
+                    &mut plane[k],
+                    &setup[k],
+                    end1[k],
+                    end2[k],
+                    self.dt,
+                    self.overlap_only,
+                    &mut inputs[k],
+                );
+                if !busy {
+                    bits |= 1 << (k % 64);
+                    continue;
+                }
+                called += 1;
+                run = Some(match run {
+                    Some((start, end)) if k - end < IDLE_GAP => {
+                        for j in end..k {
+                            idle_input(&mut inputs[j], &setup[j]);
+                        }
+                        (start, k + 1)
                     }
-                    (start, k + 1)
-                }
-                Some(done) => {
-                    runs.push(done);
-                    (k, k + 1)
-                }
-                None => (k, k + 1),
-            });
+                    Some(done) => {
+                        runs.push(done);
+                        (k, k + 1)
+                    }
+                    None => (k, k + 1),
+                });
+            }
+            *word = bits;
         }
         runs.extend(run);
         // A chunk of idle contacts only: none of them reaches its model,

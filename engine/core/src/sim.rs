@@ -2259,42 +2259,56 @@ impl ChunkPass<'_> {
                 ));
             }
         }
+        // An idle contact is released and apart: its carry is what its
+        // model last said of it while open (nothing, or a timestep
+        // stiffness), so with a fixed timestep it adds nothing and is left
+        // alone, and a word of idle contacts is passed over at once (most
+        // of a settling pack's contacts are idle, grouped at the end of
+        // their chunk's kinds).
+        let skip_idle = self.skip_below > CARRY_STIFFNESS;
         // Iterators rather than indices: the compiler cannot tell that the
         // columns have one length and would check every index.
-        let rows = ch.plane.iter().zip(ch.setup.iter_mut());
-        let rows = rows.zip(ch.output.iter()).zip(ch.carry.iter_mut());
-        let ends = end1.iter().zip(end2);
-        for (k, ((((plane, setup), out), carry), (&a, &b))) in rows.zip(ends).enumerate() {
-            if idle[k / 64] & (1 << (k % 64)) == 0 {
-                let status = out.status;
-                let released = self.overlap_only && plane.gap > 0.0 && status != STATUS_ACTIVE;
-                let f = &mut setup.flags;
-                let carried = if lone[k / 64] & (1 << (k % 64)) != 0 {
-                    CARRIED
-                } else {
-                    0
-                };
-                *f =
-                    (*f & !(flags::NEW | RELEASED)) | if released { RELEASED } else { 0 } | carried;
-                // The carry codes are the status codes; anything else a
-                // model might return counts as could-be-active, as in
-                // `apply`.
-                *carry = if status > STATUS_ACTIVE {
-                    CARRY_STIFFNESS
-                } else {
-                    status as u8
-                };
-            }
-            if *carry < self.skip_below {
+        let words = ch.plane.chunks(64).zip(ch.setup.chunks_mut(64));
+        let words = words.zip(ch.output.chunks(64)).zip(ch.carry.chunks_mut(64));
+        let words = words.zip(end1.chunks(64).zip(end2.chunks(64)));
+        for (w, ((((plane, setup), output), carry), (end1, end2))) in words.enumerate() {
+            let (idle, lone) = (idle[w], lone[w]);
+            if skip_idle && idle == u64::MAX >> (64 - plane.len()) {
                 continue;
             }
-            let ap = apply(&self.kin, self.walls, self.owner, plane, out, a, b);
-            sums.check += ap.force + ap.torque1 + ap.torque2;
-            sums.ball(a, End::One, ap.force, ap.torque1, ap.stiffness);
-            if b & FACET == 0 {
-                sums.ball(b, End::Two, ap.force, ap.torque2, ap.stiffness);
-            } else if *carry >= CARRY_FORCE {
-                sums.wall(self.owner[(b & !FACET) as usize].0, ap.force, ap.torque2);
+            let rows = plane.iter().zip(setup.iter_mut());
+            let rows = rows.zip(output.iter()).zip(carry.iter_mut());
+            let ends = end1.iter().zip(end2);
+            for (j, ((((plane, setup), out), carry), (&a, &b))) in rows.zip(ends).enumerate() {
+                let bit = 1u64 << j;
+                if idle & bit == 0 {
+                    let status = out.status;
+                    let released = self.overlap_only && plane.gap > 0.0 && status != STATUS_ACTIVE;
+                    let f = &mut setup.flags;
+                    let carried = if lone & bit != 0 { CARRIED } else { 0 };
+                    *f = (*f & !(flags::NEW | RELEASED))
+                        | if released { RELEASED } else { 0 }
+                        | carried;
+                    // The carry codes are the status codes; anything else a
+                    // model might return counts as could-be-active, as in
+                    // `apply`.
+                    *carry = if status > STATUS_ACTIVE {
+                        CARRY_STIFFNESS
+                    } else {
+                        status as u8
+                    };
+                }
+                if *carry < self.skip_below {
+                    continue;
+                }
+                let ap = apply(&self.kin, self.walls, self.owner, plane, out, a, b);
+                sums.check += ap.force + ap.torque1 + ap.torque2;
+                sums.ball(a, End::One, ap.force, ap.torque1, ap.stiffness);
+                if b & FACET == 0 {
+                    sums.ball(b, End::Two, ap.force, ap.torque2, ap.stiffness);
+                } else if *carry >= CARRY_FORCE {
+                    sums.wall(self.owner[(b & !FACET) as usize].0, ap.force, ap.torque2);
+                }
             }
         }
         Ok(())

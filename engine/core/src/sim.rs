@@ -2238,10 +2238,15 @@ impl ChunkPass<'_> {
             *word = bits;
         }
         runs.extend(run);
-        // A chunk of idle contacts only: none of them reaches its model,
-        // and with a fixed timestep none adds anything to the sums (an idle
-        // contact adds at most a timestep stiffness), so the chunk is done.
-        if called == 0 && self.skip_below > CARRY_STIFFNESS {
+        // An idle contact is released and apart: its carry is what its
+        // model last said of it while open (nothing, or a timestep
+        // stiffness), so with a fixed timestep it adds nothing to the sums
+        // and is left alone. A chunk of idle contacts only is then done; in
+        // the others a word of idle contacts is passed over at once (most
+        // of a settling pack's contacts are idle, grouped at the end of
+        // their chunk's kinds).
+        let skip_idle = self.skip_below > CARRY_STIFFNESS;
+        if called == 0 && skip_idle {
             return Ok(());
         }
         let n = self.n_state;
@@ -2259,13 +2264,6 @@ impl ChunkPass<'_> {
                 ));
             }
         }
-        // An idle contact is released and apart: its carry is what its
-        // model last said of it while open (nothing, or a timestep
-        // stiffness), so with a fixed timestep it adds nothing and is left
-        // alone, and a word of idle contacts is passed over at once (most
-        // of a settling pack's contacts are idle, grouped at the end of
-        // their chunk's kinds).
-        let skip_idle = self.skip_below > CARRY_STIFFNESS;
         // Iterators rather than indices: the compiler cannot tell that the
         // columns have one length and would check every index.
         let words = ch.plane.chunks(64).zip(ch.setup.chunks_mut(64));

@@ -130,7 +130,7 @@ pub fn run(path: &Path, opts: &RunOptions) -> Result<RunSummary> {
     let threads = opts.threads.unwrap_or(cfg.run.threads);
     let pool = thread_pool(threads)?;
     let n_threads = pool.current_num_threads();
-    let cpus = talus_core::sim::available_cpus();
+    let cpus = talus_core::available_cpus();
     if n_threads > cpus && !opts.quiet {
         eprintln!(
             "note: {n_threads} threads on {cpus} CPUs; the threads will wait for each other \

@@ -4,7 +4,7 @@
 use anyhow::{anyhow, Result};
 use talus_config::{error_at, BallKind, RunConfig};
 use talus_core::generate::{random_balls, RadiusDist};
-use talus_core::sim::Timestep;
+use talus_core::Timestep;
 use talus_core::{
     Aabb, BallInit, Fixity, Resolution, RigidMotion, Settings, Simulation, Vec3, Wall,
 };

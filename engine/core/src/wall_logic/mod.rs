@@ -380,6 +380,8 @@ pub fn decide_into(wall: &Wall, x: Vec3, rows: &[Row], scratch: &mut Scratch, ou
     }
 }
 
+mod stage;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,155 @@
+//! Law of motion of the balls: leap-frog with gravity, local damping and
+//! fixity.
+//!
+//! Reads: the force, moment and stiffness sums of the last contact pass.
+//! Writes: velocities, spins and positions; zeroes the sums for the next
+//! pass; flags the balls that left their cell extent for re-binning.
+//! Invariant: velocities live at half steps, positions at whole steps.
+
+use crate::cellspace::{self};
+use crate::error::StepError;
+use crate::math::Vec3;
+use crate::sim::*;
+use crate::team::{self};
+
+/// The sign of `x`: 1, -1, or 0 for a zero or NaN, without branches (a
+/// velocity component jittering about zero would defeat the predictor).
+#[inline]
+pub(crate) fn sign(x: f64) -> f64 {
+    // (`abs() > 0` is false for a zero and for NaN)
+    if x.abs() > 0.0 {
+        1.0f64.copysign(x)
+    } else {
+        0.0
+    }
+}
+
+impl Simulation {
+    /// Law of motion: leap-frog with local damping, gravity and fixity.
+    ///
+    /// # Model
+    /// `v(t+dt/2) = v(t-dt/2) + (F - a |F| sign(v)) / m dt` per component,
+    /// where `F` includes gravity and `a` is the local damping coefficient;
+    /// likewise for the spin with the moment and `I = 2/5 m r^2`;
+    /// `x(t+dt) = x(t) + v(t+dt/2) dt`. Fixed components keep their velocity.
+    pub(crate) fn motion(&mut self, dt: f64) -> Result<(), StepError> {
+        let g = self.settings.gravity;
+        let b = &mut self.balls;
+        let cells = self.cells.as_ref();
+        self.rebin.resize(b.pos.len(), true);
+        let (pos, vel, spin, (inv_mass, inv_inertia), (damping, fixity)) = (
+            &mut b.pos,
+            &mut b.vel,
+            &mut b.spin,
+            (&b.inv_mass[..], &b.inv_inertia[..]),
+            (&b.damping[..], &b.fixity[..]),
+        );
+        // Without a cell space (not yet prepared) every ball is re-binned.
+        let refs = cells.map(|c| (c.ball_refs(), c.tolerance * c.tolerance));
+        // Blocks of balls in parallel, each a plain loop over slices of one
+        // length (no per-ball iterator chain, no index checks); eight
+        // blocks per thread or more, so that the threads finish together.
+        let block = ball_block(pos.len());
+        self.rebin_block = block;
+        let columns = pos
+            .chunks_mut(block)
+            .zip(vel.chunks_mut(block))
+            .zip(spin.chunks_mut(block))
+            .zip(self.rebin.chunks_mut(block))
+            .zip(b.force.chunks_mut(block))
+            .zip(b.moment.chunks_mut(block))
+            .zip(b.stiffness.chunks_mut(block));
+        self.motion_blocks = team::map(
+            columns.collect(),
+            |c, ((((((x, v), w), rebin), force), moment), stiffness)| {
+                let lo = c * block;
+                let n = x.len();
+                let (v, w, rebin) = (&mut v[..n], &mut w[..n], &mut rebin[..n]);
+                let (force, moment, stiffness) =
+                    (&mut force[..n], &mut moment[..n], &mut stiffness[..n]);
+                let (im, ii) = (&inv_mass[lo..lo + n], &inv_inertia[lo..lo + n]);
+                let (damping, fixity) = (&damping[lo..lo + n], &fixity[lo..lo + n]);
+                let refs = refs.map(|(r, tol2)| (&r[lo..lo + n], tol2));
+                let mut bad = usize::MAX;
+                for i in 0..n {
+                    let (a, fix) = (damping[i], fixity[i]);
+                    // Accelerations: local damping scales with |F + m g| / m.
+                    let acc = force[i] * im[i] + g;
+                    let alpha = moment[i] * ii[i];
+                    // The sums are used up: zeroed here, while in cache, for
+                    // this cycle's contact pass.
+                    (force[i], moment[i], stiffness[i]) = (Vec3::ZERO, Vec3::ZERO, 0.0);
+                    // Updated in registers and stored once: reading back a
+                    // vector just stored one component at a time stalls.
+                    let (mut vn, mut wn) = (v[i], w[i]);
+                    if a == 0.0 && fix.0 == 0 {
+                        vn += acc * dt;
+                        wn += alpha * dt;
+                    } else if fix.0 == 0 {
+                        // The loop below without its fixity tests.
+                        for k in 0..3 {
+                            vn[k] += (acc[k] - a * acc[k].abs() * sign(vn[k])) * dt;
+                            wn[k] += (alpha[k] - a * alpha[k].abs() * sign(wn[k])) * dt;
+                        }
+                    } else {
+                        for k in 0..3 {
+                            if !fix.fixed(k) {
+                                vn[k] += (acc[k] - a * acc[k].abs() * sign(vn[k])) * dt;
+                            }
+                            if !fix.fixed(k + 3) {
+                                wn[k] += (alpha[k] - a * alpha[k].abs() * sign(wn[k])) * dt;
+                            }
+                        }
+                    }
+                    let xn = x[i] + vn * dt;
+                    (x[i], v[i], w[i]) = (xn, vn, wn);
+                    // Whether contact detection must re-bin the ball
+                    // (`cellspace::left_reference`).
+                    rebin[i] = match refs {
+                        Some((r, tol2)) => cellspace::left_reference(r[i], xn, tol2),
+                        None => true,
+                    };
+                    if !(xn.is_finite() && wn.is_finite()) && bad == usize::MAX {
+                        bad = lo + i;
+                    }
+                }
+                // Counted apart: in the loop above, the count slowed
+                // it down more than this costs.
+                let flagged = rebin.iter().map(|&r| u32::from(r)).sum();
+                (bad, flagged)
+            },
+        );
+        let first_bad = self
+            .motion_blocks
+            .iter()
+            .map(|b| b.0)
+            .min()
+            .unwrap_or(usize::MAX);
+        if first_bad != usize::MAX {
+            return Err(StepError::NonFinite {
+                ball: first_bad as u64 + 1,
+                what: "position or velocity",
+                step: self.step,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Balls per block of a parallel loop over `n` balls: eight blocks per
+/// thread or more, between 256 and 4096 balls each.
+pub(crate) fn ball_block(n: usize) -> usize {
+    n.div_ceil(8 * rayon::current_num_threads())
+        .clamp(256, 4096)
+}
+
+/// The first ball of each thread's part of a loop over `n` balls in
+/// blocks of [`ball_block`] on the team (the law of motion's parts), and
+/// `n` at the end.
+pub(crate) fn ball_parts(n: usize, threads: usize) -> Vec<u32> {
+    let block = ball_block(n);
+    let blocks = n.div_ceil(block);
+    (0..=threads)
+        .map(|p| (team::cut(blocks, threads, p) * block).min(n) as u32)
+        .collect()
+}

@@ -1,0 +1,503 @@
+//! The contact pass: per chunk of [`BATCH`] contacts, the narrow phase,
+//! one model call per run of busy contacts, and what each contact applies
+//! added to the sums of its ends while the chunk is in cache.
+//!
+//! Reads: the contact stores, ball kinematics, walls.
+//! Writes: contact planes, inputs, model state and outputs, the carry
+//! byte, the ball and wall sums.
+//! Invariant: every ball adds its contributions in (model, slot) order,
+//! whatever the thread count (see [`Simulation::resolve_and_forces`]).
+
+use crate::cellspace::FACET;
+use crate::contact::{self, ContactStore, BATCH, CARRIED, CARRY_FORCE, CARRY_STIFFNESS, RELEASED};
+use crate::error::StepError;
+use crate::math::Vec3;
+use crate::motion::*;
+use crate::narrow::*;
+use crate::pass::segments::*;
+use crate::sim::*;
+use crate::sums::*;
+use crate::team::{self};
+use crate::timestep::*;
+use crate::wall::Wall;
+use talus_sdk::abi_stable::std_types::{RSlice, RSliceMut};
+use talus_sdk::{flags, BatchContext, ContactInput, ContactOutput, STATUS_ACTIVE};
+
+impl Simulation {
+    /// Contact resolution, force-displacement and force sums, after the
+    /// wall stage ([`Simulation::wall_stage`]: the wall logic needs the gaps
+    /// of all ball-facet contacts before any of them reaches its model).
+    ///
+    /// One pass per chunk of [`BATCH`] contacts resolves the geometry, calls the model once for the chunk, converts
+    /// the result to global force and moments and adds them to the sums of
+    /// the ends while the chunk's data is still in cache.
+    ///
+    /// # Determinism
+    /// Every ball sums its contributions in (model, slot) order. With more
+    /// than one thread, each model's chunks are cut into consecutive
+    /// segments, one per thread ([`SegmentPlan`]). A segment adds directly
+    /// to the balls no other segment reaches; its contributions to the
+    /// others wait in lists by the thread part of their ball, and once all
+    /// segments are done each part adds its lists segment by segment. Walls
+    /// sum chunk by chunk ([`WallPartials`]). Every ball thus adds in the
+    /// order of the serial pass, and the sums have the same bits for any
+    /// thread count.
+    pub(crate) fn resolve_and_forces(&mut self, dt: f64) -> Result<(), StepError> {
+        let threads = rayon::current_num_threads();
+        let skip_below = self.skip_below();
+        let b = &mut self.balls;
+        let kin = Kinematics {
+            pos: &b.pos,
+            vel: &b.vel,
+            spin: &b.spin,
+            radius: &b.radius,
+        };
+        // The sums were zeroed by the law of motion as it used them.
+        let columns = Columns::new(&mut b.force, &mut b.moment, &mut b.stiffness);
+        let n_walls = self.walls.len();
+        let mut wall_sums = vec![(Vec3::ZERO, Vec3::ZERO); n_walls];
+        let walls = &self.walls;
+        let owner = &self.facet_owner;
+        let step = self.step;
+        let n_balls = b.pos.len();
+        self.segment_plans
+            .resize_with(self.models.len(), SegmentPlan::default);
+        self.sums_suspect = false;
+        for (mi, m) in self.models.iter_mut().enumerate() {
+            // Models active only under overlap need no frame or increments
+            // while the gap is open: their state is reset then anyway, and
+            // a contact that closes starts a fresh frame.
+            let overlap_only = m.entry.descriptor.activity == talus_sdk::Activity::Overlap;
+            let st = &mut m.store;
+            let n_state = st.n_state;
+            let ctx = BatchContext {
+                dt: self.dt,
+                props: RSlice::from_slice(&m.props),
+                n_props: m.n_props as u32,
+                n_state: n_state as u32,
+            };
+            let pass = ChunkPass {
+                kin,
+                walls,
+                owner,
+                dt,
+                overlap_only,
+                ctx: &ctx,
+                batch: m.entry.batch,
+                n_state,
+                skip_below,
+            };
+            // One segment per thread, two with more threads than CPUs
+            // (see `segments_per_thread`).
+            let n_chunks = st.len().div_ceil(BATCH);
+            let n_seg = if threads == 1 {
+                1
+            } else {
+                (segments_per_thread(threads) * threads)
+                    .min(n_chunks)
+                    .min(MAX_SEGMENTS)
+            }
+            .max(1);
+            if self.segments.len() < n_seg {
+                self.segments.resize_with(n_seg, Segment::default);
+            }
+            // Segment k holds chunks bounds[k]..bounds[k + 1].
+            let plan = &mut self.segment_plans[mi];
+            if n_seg > 1 {
+                if plan.n_seg != n_seg || plan.only.len() != n_balls || plan.stale(st, step) {
+                    plan.plan(st, n_seg, n_balls, step);
+                } else if st.changed {
+                    plan.update(st);
+                }
+            }
+            st.changed = false;
+            st.arrived.clear();
+            let bounds: Vec<usize> = if n_seg > 1 {
+                plan.bounds.clone()
+            } else {
+                vec![0, n_chunks]
+            };
+            let only = &plan.only[..];
+            // Held-back contributions go to the thread part of their ball
+            // (the law of motion's parts), which adds them up after the
+            // pass.
+            let parts = ball_parts(n_balls, threads);
+            let parts = &parts[..];
+            self.lone.resize_with(mi + 1, Vec::new);
+            // Sized by the wall logic; every chunk needs its words.
+            let lone = &mut self.lone[mi];
+            lone.resize(n_chunks * LONE_WORDS, 0);
+            let lone = &*lone;
+            let (chunks, _, _) = st.chunks(lone);
+            let mut groups: Vec<Vec<Chunk<'_>>> = Vec::with_capacity(n_seg);
+            let mut rest = chunks.into_iter();
+            for k in 0..n_seg {
+                groups.push(rest.by_ref().take(bounds[k + 1] - bounds[k]).collect());
+            }
+            let jobs: Vec<_> = groups
+                .into_iter()
+                .zip(self.segments.iter_mut())
+                .enumerate()
+                .map(|(k, (group, seg))| (k, group, seg))
+                .collect();
+            let run_segment = |(k, group, seg): SegmentJob<'_, '_>| {
+                let Segment {
+                    scratch,
+                    deferred,
+                    walls,
+                    check,
+                } = seg;
+                deferred.resize_with(parts.len() - 1, Vec::new);
+                for d in deferred.iter_mut() {
+                    d.clear();
+                }
+                walls.start(n_walls);
+                let start = bounds[k] * BATCH;
+                let mut sums = Sums {
+                    columns,
+                    walls,
+                    only: (n_seg > 1).then_some((only, k as u8)),
+                    parts,
+                    deferred,
+                    check: Vec3::ZERO,
+                };
+                for (c, chunk) in group.into_iter().enumerate() {
+                    let r = pass.run(chunk, scratch, &mut sums);
+                    sums.walls.end_chunk();
+                    if let Err((i, message)) = r {
+                        return Some((start + c * BATCH + i, message));
+                    }
+                }
+                *check = sums.check;
+                None
+            };
+            let failure = if n_seg == 1 {
+                jobs.into_iter().map(run_segment).next().flatten()
+            } else {
+                let failures = team::map(jobs, |_, job| run_segment(job));
+                failures.into_iter().flatten().next()
+            };
+            if let Some((k, message)) = failure {
+                return Err(StepError::Model {
+                    model: m.name.clone(),
+                    contact: st.id[k.min(st.len() - 1)],
+                    step,
+                    message,
+                });
+            }
+            let segments = &self.segments[..n_seg];
+            self.sums_suspect |= !segments.iter().all(|seg| seg.check.is_finite());
+            // The held-back contributions, each thread part those of its
+            // balls, segment by segment: in slot order for every ball.
+            if n_seg > 1 {
+                let held = |p: usize| {
+                    for seg in segments {
+                        for d in &seg.deferred[p] {
+                            // SAFETY: the segments have finished, and part
+                            // `p` alone holds ball `d.target`.
+                            unsafe {
+                                columns.add(
+                                    d.target as usize,
+                                    d.end,
+                                    d.force,
+                                    d.torque,
+                                    d.stiffness,
+                                )
+                            };
+                        }
+                    }
+                };
+                if segments
+                    .iter()
+                    .map(|s| s.deferred.iter().map(Vec::len).sum::<usize>())
+                    .sum::<usize>()
+                    < PARALLEL_HELD
+                {
+                    (0..parts.len() - 1).for_each(held);
+                } else {
+                    team::map((0..parts.len() - 1).collect(), |_, p| held(p));
+                }
+            }
+            // Every wall's sums chunk by chunk, the same on any thread count.
+            for seg in segments {
+                for &(w, force, moment) in &seg.walls.partial {
+                    let s = &mut wall_sums[w as usize];
+                    s.0 += force;
+                    s.1 += moment;
+                }
+            }
+        }
+        for (w, (force, moment)) in self.walls.iter_mut().zip(wall_sums) {
+            w.force = force;
+            w.moment = moment;
+        }
+        Ok(())
+    }
+
+    /// The least [`ContactStore::carry`] a contact needs to enter the sums:
+    /// with a fixed timestep nobody reads the stiffness sums.
+    pub(crate) fn skip_below(&self) -> u8 {
+        if matches!(self.settings.timestep, Timestep::Auto { .. }) {
+            CARRY_STIFFNESS
+        } else {
+            CARRY_FORCE
+        }
+    }
+}
+
+/// Buffers of one segment of the contact pass.
+#[derive(Default)]
+pub(crate) struct Segment {
+    pub(crate) scratch: Scratch,
+    /// Held-back contributions by the thread part of their ball (see
+    /// [`ball_parts`]), in slot order.
+    pub(crate) deferred: Vec<Vec<Deferred>>,
+    pub(crate) walls: WallPartials,
+    /// [`Sums::check`] of the segment's last pass.
+    pub(crate) check: Vec3,
+}
+
+/// One segment's work: its index, its chunks and its buffers.
+pub(crate) type SegmentJob<'c, 's> = (usize, Vec<Chunk<'c>>, &'s mut Segment);
+
+/// Words of [`Simulation::lone`] per chunk.
+pub(crate) const LONE_WORDS: usize = BATCH / 64;
+
+/// One chunk of a [`ContactStore`]: the same slots of every column, and
+/// its bits of [`Simulation::lone`].
+pub(crate) struct Chunk<'a> {
+    pub(crate) lone: &'a [u64],
+    pub(crate) plane: &'a mut [contact::Plane],
+    pub(crate) setup: &'a mut [contact::Setup],
+    pub(crate) output: &'a mut [ContactOutput],
+    pub(crate) state: &'a mut [f64],
+    pub(crate) carry: &'a mut [u8],
+    pub(crate) end1: &'a [u32],
+    pub(crate) end2: &'a [u32],
+}
+
+impl ContactStore {
+    /// The store cut into chunks of [`BATCH`] slots, with the whole end
+    /// columns; `lone` has [`LONE_WORDS`] per chunk.
+    pub(crate) fn chunks<'a>(
+        &'a mut self,
+        lone: &'a [u64],
+    ) -> (Vec<Chunk<'a>>, &'a [u32], &'a [u32]) {
+        let stride = self.stride;
+        let (end1, end2) = (&self.end1[..], &self.end2[..]);
+        let chunks = self
+            .plane
+            .chunks_mut(BATCH)
+            .zip(self.setup.chunks_mut(BATCH))
+            .zip(self.output.chunks_mut(BATCH))
+            .zip(self.state.chunks_mut(BATCH * stride))
+            .zip(self.carry.chunks_mut(BATCH))
+            .zip(end1.chunks(BATCH).zip(end2.chunks(BATCH)))
+            .zip(lone.chunks(LONE_WORDS))
+            .map(
+                |((((((plane, setup), output), state), carry), (end1, end2)), lone)| Chunk {
+                    lone,
+                    plane,
+                    setup,
+                    output,
+                    state,
+                    carry,
+                    end1,
+                    end2,
+                },
+            )
+            .collect();
+        (chunks, end1, end2)
+    }
+}
+
+/// Buffers a chunk pass reuses from chunk to chunk.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    /// The model input of each contact of the chunk.
+    pub(crate) inputs: Vec<ContactInput>,
+    /// The runs of the chunk's contacts that go to the model, as slot
+    /// ranges within the chunk.
+    pub(crate) runs: Vec<(usize, usize)>,
+}
+
+/// Released contacts between two busy ones of a chunk that still join
+/// their run, flagged idle, rather than cut it in two (a model call costs
+/// about as much as a few idle contacts in it).
+pub(crate) const IDLE_GAP: usize = 8;
+
+/// What the model reads of an idle contact in a run: the flag, and the
+/// property set, so that runs of one set stay unbroken. The rest of the
+/// input is left from another contact, except the gap: NaN, so that a
+/// model that forgets the flag computes no force from stale kinematics
+/// (the linear model then repeats its released answer).
+#[inline]
+pub(crate) fn idle_input(input: &mut ContactInput, setup: &contact::Setup) {
+    input.flags = flags::IDLE;
+    input.prop_set = setup.prop_set;
+    input.gap = f64::NAN;
+}
+
+/// What every chunk of one model's contacts needs this step.
+pub(crate) struct ChunkPass<'a> {
+    pub(crate) kin: Kinematics<'a>,
+    pub(crate) walls: &'a [Wall],
+    pub(crate) owner: &'a [(u32, u32)],
+    pub(crate) dt: f64,
+    pub(crate) overlap_only: bool,
+    pub(crate) ctx: &'a BatchContext<'a>,
+    pub(crate) batch: talus_sdk::BatchFn,
+    pub(crate) n_state: usize,
+    /// The least [`ContactStore::carry`] a contact needs to enter the sums.
+    pub(crate) skip_below: u8,
+}
+
+impl ChunkPass<'_> {
+    /// Resolves the chunk's contacts, calls the model once for those that
+    /// need it and adds what each contact applies to `sums`, in slot order.
+    /// An error carries the slot within the chunk.
+    ///
+    /// Kept out of line: inlined into the segment loop it ran 10-12 %
+    /// slower on a dense pack (same instructions, worse register use).
+    #[inline(never)]
+    pub(crate) fn run(
+        &self,
+        ch: Chunk<'_>,
+        scratch: &mut Scratch,
+        sums: &mut Sums<'_>,
+    ) -> Result<(), (usize, String)> {
+        let Scratch { inputs, runs } = scratch;
+        let len = ch.plane.len();
+        // This step's lone facet contacts of the chunk (see
+        // `Simulation::lone`).
+        let lone = ch.lone;
+        inputs.resize(len, ContactInput::default());
+        runs.clear();
+        // The model runs in place on runs of busy contacts. An open contact
+        // it has already released (see `RELEASED`) gets no input and stays
+        // out of the runs, unless it lies in a short gap between busy ones:
+        // then it joins the run flagged idle, and the model leaves its
+        // state and output as they are.
+        let mut idle = [0u64; BATCH / 64];
+        let mut called = 0;
+        let (inputs, plane) = (&mut inputs[..len], &mut ch.plane[..len]);
+        let (setup, end1, end2) = (&ch.setup[..len], &ch.end1[..len], &ch.end2[..len]);
+        // The run being extended: its start and one past its last busy
+        // contact.
+        let mut run: Option<(usize, usize)> = None;
+        // The idle bits of each word gather in a register: set one at a
+        // time in the array, every released contact waited for the
+        // previous one's store to the same word.
+        for (w, word) in idle.iter_mut().enumerate().take(len.div_ceil(64)) {
+            let mut bits = 0u64;
+            for k in w * 64..(w * 64 + 64).min(len) {
+                let busy = resolve_one(
+                    &self.kin,
+                    self.walls,
+                    self.owner,
+                    &mut plane[k],
+                    &setup[k],
+                    end1[k],
+                    end2[k],
+                    self.dt,
+                    self.overlap_only,
+                    &mut inputs[k],
+                );
+                if !busy {
+                    bits |= 1 << (k % 64);
+                    continue;
+                }
+                called += 1;
+                run = Some(match run {
+                    Some((start, end)) if k - end < IDLE_GAP => {
+                        for j in end..k {
+                            idle_input(&mut inputs[j], &setup[j]);
+                        }
+                        (start, k + 1)
+                    }
+                    Some(done) => {
+                        runs.push(done);
+                        (k, k + 1)
+                    }
+                    None => (k, k + 1),
+                });
+            }
+            *word = bits;
+        }
+        runs.extend(run);
+        // An idle contact is released and apart: its carry is what its
+        // model last said of it while open (nothing, or a timestep
+        // stiffness), so with a fixed timestep it adds nothing to the sums
+        // and is left alone. A chunk of idle contacts only is then done; in
+        // the others a word of idle contacts is passed over at once (most
+        // of a settling pack's contacts are idle, grouped at the end of
+        // their chunk's kinds).
+        let skip_idle = self.skip_below > CARRY_STIFFNESS;
+        if called == 0 && skip_idle {
+            return Ok(());
+        }
+        let n = self.n_state;
+        for &(start, end) in runs.iter() {
+            let r = (self.batch)(
+                self.ctx,
+                RSlice::from_slice(&inputs[start..end]),
+                RSliceMut::from_mut_slice(&mut ch.state[start * n..end * n]),
+                RSliceMut::from_mut_slice(&mut ch.output[start..end]),
+            );
+            if let Err(e) = r.into_result() {
+                return Err((
+                    (start + e.index as usize).min(end - 1),
+                    e.message.to_string(),
+                ));
+            }
+        }
+        // Iterators rather than indices: the compiler cannot tell that the
+        // columns have one length and would check every index.
+        let words = ch.plane.chunks(64).zip(ch.setup.chunks_mut(64));
+        let words = words.zip(ch.output.chunks(64)).zip(ch.carry.chunks_mut(64));
+        let words = words.zip(end1.chunks(64).zip(end2.chunks(64)));
+        for (w, ((((plane, setup), output), carry), (end1, end2))) in words.enumerate() {
+            let (idle, lone) = (idle[w], lone[w]);
+            if skip_idle && idle == u64::MAX >> (64 - plane.len()) {
+                continue;
+            }
+            let rows = plane.iter().zip(setup.iter_mut());
+            let rows = rows.zip(output.iter()).zip(carry.iter_mut());
+            let ends = end1.iter().zip(end2);
+            for (j, ((((plane, setup), out), carry), (&a, &b))) in rows.zip(ends).enumerate() {
+                let bit = 1u64 << j;
+                if idle & bit == 0 {
+                    let status = out.status;
+                    let released = self.overlap_only && plane.gap > 0.0 && status != STATUS_ACTIVE;
+                    let f = &mut setup.flags;
+                    let carried = if lone & bit != 0 { CARRIED } else { 0 };
+                    *f = (*f & !(flags::NEW | RELEASED))
+                        | if released { RELEASED } else { 0 }
+                        | carried;
+                    // The carry codes are the status codes; anything else a
+                    // model might return counts as could-be-active, as in
+                    // `apply`.
+                    *carry = if status > STATUS_ACTIVE {
+                        CARRY_STIFFNESS
+                    } else {
+                        status as u8
+                    };
+                }
+                if *carry < self.skip_below {
+                    continue;
+                }
+                let ap = apply(&self.kin, self.walls, self.owner, plane, out, a, b);
+                sums.check += ap.force + ap.torque1 + ap.torque2;
+                sums.ball(a, End::One, ap.force, ap.torque1, ap.stiffness);
+                if b & FACET == 0 {
+                    sums.ball(b, End::Two, ap.force, ap.torque2, ap.stiffness);
+                } else if *carry >= CARRY_FORCE {
+                    sums.wall(self.owner[(b & !FACET) as usize].0, ap.force, ap.torque2);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+pub(crate) mod segments;

@@ -1,0 +1,196 @@
+//! The cut of a model's contact pass into segments, one per thread, and for
+//! each ball the one segment that reaches it (which may add to its sums
+//! directly) or the mark that several do (their contributions wait).
+
+use crate::cellspace::FACET;
+use crate::contact::{ContactStore, BATCH, RELEASED};
+use crate::motion::*;
+use crate::team::{self};
+
+/// Segments of the parallel contact pass per thread, cut to equal work
+/// (see `SegmentPlan::plan`). More segments would let a thread whose core
+/// runs slow be relieved in smaller pieces, but every ball that two
+/// segments reach has its contributions held back (dense 10k, two
+/// threads, four segments per thread: 2.65 s; two: 2.55-2.62 s; one:
+/// 2.48-2.55 s), and with the team a segment is taken by the thread that
+/// had it the step before, so its contacts stay in that core's cache.
+pub(crate) const SEGMENTS_PER_THREAD: usize = 1;
+
+/// Segments per thread when there are more threads than CPUs: a thread
+/// that the system preempts inside its only segment holds up the whole
+/// region until it runs again, while with two segments each the other
+/// threads take its second one (dense 10k, 1000 steps, three threads on
+/// two CPUs: 0.75-0.77 s with one segment per thread, 0.62-0.63 s with
+/// two; two threads 0.59 s either way).
+pub(crate) const SEGMENTS_PER_THREAD_OVERSUBSCRIBED: usize = 2;
+
+/// Segments of the contact pass per thread for `threads` threads.
+pub(crate) fn segments_per_thread(threads: usize) -> usize {
+    if threads > available_cpus() {
+        SEGMENTS_PER_THREAD_OVERSUBSCRIBED
+    } else {
+        SEGMENTS_PER_THREAD
+    }
+}
+
+/// The CPUs this process may run on (its affinity mask and CPU quota;
+/// 1 if the system does not say).
+pub fn available_cpus() -> usize {
+    static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Segments at most: their indices and two marks must fit a byte (see
+/// [`SegmentPlan::only`]).
+pub(crate) const MAX_SEGMENTS: usize = SHARED as usize;
+
+/// [`SegmentPlan::only`] of a ball that several segments reach.
+pub(crate) const SHARED: u8 = u8::MAX - 1;
+
+/// [`SegmentPlan::only`] of a ball that no segment reaches.
+pub(crate) const UNTOUCHED: u8 = u8::MAX;
+
+/// The segments of one model's contact pass and, for each ball, the one
+/// segment that has contacts with it; re-planned only when contacts come
+/// or go or the number of segments changes.
+#[derive(Default)]
+pub(crate) struct SegmentPlan {
+    /// Per ball: the only segment that reaches it, which adds to its sums
+    /// directly, or [`SHARED`] (every segment holds back what it adds to
+    /// the ball) or [`UNTOUCHED`].
+    pub(crate) only: Vec<u8>,
+    pub(crate) n_seg: usize,
+    /// Segment k holds chunks `bounds[k]..bounds[k + 1]`.
+    pub(crate) bounds: Vec<usize>,
+    /// Per segment, a bit per ball: whether the segment has a contact
+    /// with it (scratch of `plan`).
+    pub(crate) touched: Vec<Vec<u64>>,
+    /// The step of the last plan, and the contacts that arrived in a slot
+    /// since (see [`SegmentPlan::stale`]).
+    pub(crate) planned_at: u64,
+    pub(crate) arrivals: usize,
+}
+
+/// Steps between two cuts of the contact pass into segments (see
+/// [`SegmentPlan::stale`]).
+pub(crate) const REPLAN_STEPS: u64 = 64;
+
+/// What a busy contact costs the contact pass against an idle one, for
+/// cutting the pass into segments of equal work (about 900 instructions
+/// against 50).
+pub(crate) const BUSY_WEIGHT: usize = 16;
+
+impl SegmentPlan {
+    /// Cuts `store` into `n_seg` segments of whole chunks and about equal
+    /// work (busy contacts weigh [`BUSY_WEIGHT`] idle ones), and finds for
+    /// each ball whether one segment reaches it or more. The cut decides
+    /// only which contributions wait, never the order of any sum.
+    pub(crate) fn plan(&mut self, store: &ContactStore, n_seg: usize, n_balls: usize, step: u64) {
+        self.planned_at = step;
+        self.arrivals = 0;
+        let weights = team::map(store.setup.chunks(BATCH).collect(), |_, c| {
+            let idle = c.iter().filter(|s| s.flags & RELEASED != 0).count();
+            c.len() + (c.len() - idle) * (BUSY_WEIGHT - 1)
+        });
+        let n_chunks = weights.len();
+        // before[c]: the work of the chunks before chunk c.
+        let before: Vec<usize> = std::iter::once(0)
+            .chain(weights.iter().scan(0, |sum, w| {
+                *sum += w;
+                Some(*sum)
+            }))
+            .collect();
+        let total = before[n_chunks];
+        self.bounds.clear();
+        self.bounds.push(0);
+        for k in 1..n_seg {
+            // The first chunk boundary with k / n_seg of the work before
+            // it, keeping at least one chunk in every segment.
+            let at = before.partition_point(|&w| w * n_seg < k * total);
+            let lo = self.bounds[k - 1] + 1;
+            self.bounds.push(at.clamp(lo, n_chunks - (n_seg - k)));
+        }
+        self.bounds.push(n_chunks);
+        self.n_seg = n_seg;
+        // The balls each segment touches, the segments in parallel; then
+        // each ball's segment, the balls in parallel.
+        let bounds = &self.bounds;
+        self.touched.resize_with(n_seg, Vec::new);
+        let touched = &mut self.touched[..n_seg];
+        team::map(touched.iter_mut().collect(), |k, bits| {
+            bits.clear();
+            bits.resize(n_balls.div_ceil(64), 0);
+            let slots = bounds[k] * BATCH..(bounds[k + 1] * BATCH).min(store.len());
+            for (&a, &b) in store.end1[slots.clone()].iter().zip(&store.end2[slots]) {
+                bits[a as usize / 64] |= 1 << (a % 64);
+                if b & FACET == 0 {
+                    bits[b as usize / 64] |= 1 << (b % 64);
+                }
+            }
+        });
+        let touched = &self.touched[..n_seg];
+        self.only.resize(n_balls, UNTOUCHED);
+        let block = ball_block(n_balls);
+        team::map(self.only.chunks_mut(block).collect(), |c, only| {
+            for (j, f) in only.iter_mut().enumerate() {
+                let i = c * block + j;
+                let by = |bits: &Vec<u64>| bits[i / 64] & (1 << (i % 64)) != 0;
+                let mut reach = touched.iter().enumerate().filter(|(_, b)| by(b));
+                *f = match (reach.next(), reach.next()) {
+                    (None, _) => UNTOUCHED,
+                    (Some((k, _)), None) => k as u8,
+                    (Some(_), Some(_)) => SHARED,
+                };
+            }
+        });
+    }
+
+    /// The first chunk of each thread's segment and the number of chunks,
+    /// when the plan has one segment per thread of `threads`.
+    pub(crate) fn owners(&self, threads: usize) -> Option<&[usize]> {
+        (threads > 1 && self.n_seg == threads && self.bounds.len() == threads + 1)
+            .then_some(&self.bounds[..])
+    }
+
+    /// Brings the plan up to date after contacts were added and removed,
+    /// without a new cut: new chunks join the last segment, and a ball
+    /// with a contact that arrived in another segment than its only one
+    /// becomes shared. A ball stays shared until the next plan even if
+    /// one of its segments lost its contacts with it: its contributions
+    /// wait, and are added in slot order all the same.
+    pub(crate) fn update(&mut self, store: &ContactStore) {
+        let n_chunks = store.len().div_ceil(BATCH);
+        for b in &mut self.bounds {
+            *b = (*b).min(n_chunks);
+        }
+        self.bounds[self.n_seg] = n_chunks;
+        self.arrivals += store.arrived.len();
+        for &slot in &store.arrived {
+            let slot = slot as usize;
+            if slot >= store.len() {
+                continue; // removed again since
+            }
+            let chunk = slot / BATCH;
+            let k = self.bounds.partition_point(|&b| b <= chunk) - 1;
+            for end in [store.end1[slot], store.end2[slot]] {
+                if end & FACET == 0 {
+                    let f = &mut self.only[end as usize];
+                    if *f == UNTOUCHED {
+                        *f = k as u8;
+                    } else if *f != k as u8 {
+                        *f = SHARED;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether the segments are due for a new cut: the work drifts as
+    /// contacts come, go, touch and part, so the plan is made anew every
+    /// [`REPLAN_STEPS`] steps, or once the contacts that arrived in a slot
+    /// since the last plan make an eighth of the store.
+    pub(crate) fn stale(&self, store: &ContactStore, step: u64) -> bool {
+        step >= self.planned_at + REPLAN_STEPS
+            || (self.arrivals + store.arrived.len()) * 8 > store.len()
+    }
+}

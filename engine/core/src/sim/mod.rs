@@ -1,0 +1,342 @@
+//! The simulation: its bodies, models, contacts and settings, and the
+//! calls that build one (groups, balls, walls, models and their
+//! assignment to group pairs).
+//!
+//! The cycle itself is in [`crate::step`], one module per stage.
+
+use crate::balls::{BallInit, Balls};
+use crate::cellspace::{CellSpace, FACET};
+use crate::contact::{ContactStore, CARRY_FORCE};
+use crate::error::SetupError;
+use crate::math::Vec3;
+use crate::pass::segments::*;
+use crate::pass::*;
+use crate::step::*;
+use crate::team::Team;
+use crate::timestep::*;
+use crate::wall::Wall;
+use rustc_hash::{FxHashMap, FxHashSet};
+use talus_sdk::ModelEntry;
+
+/// Global settings of a simulation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Settings {
+    /// Gravitational acceleration (m/s^2).
+    pub gravity: Vec3,
+    /// Timestep rule.
+    pub timestep: Timestep,
+    /// Enlargement of piece extents for the cell space (m); `None` takes a
+    /// tenth of the smallest ball radius.
+    pub cell_tolerance: Option<f64>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            gravity: Vec3::ZERO,
+            timestep: Timestep::Auto { safety: 0.8 },
+            cell_tolerance: None,
+        }
+    }
+}
+
+/// A contact model in use, with its property sets and its contacts.
+#[derive(Clone)]
+pub struct ModelRuntime {
+    /// Model name.
+    pub name: String,
+    /// The plugin's entry (descriptor and kernels).
+    pub entry: ModelEntry,
+    /// Properties per set.
+    pub n_props: usize,
+    /// Property sets, row-major.
+    pub props: Vec<f64>,
+    /// Translational stiffness the model reports for a touching probe
+    /// contact, per property set (N/m).
+    pub(crate) probe_stiffness: Vec<f64>,
+    /// All contacts of this model.
+    pub store: ContactStore,
+}
+
+/// Kind of body an entity in the registry stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BodyRef {
+    /// A ball (dense index).
+    Ball(u32),
+    /// A wall (index).
+    Wall(u32),
+}
+
+/// Group name component of a body entity.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupName(pub String);
+
+/// A DEM model: balls, walls, contact models and their contacts.
+pub struct Simulation {
+    /// Global settings.
+    pub settings: Settings,
+    /// All balls.
+    pub balls: Balls,
+    /// All walls.
+    pub walls: Vec<Wall>,
+    /// Global facet index -> (wall, facet).
+    pub facet_owner: Vec<(u32, u32)>,
+    /// Contact models in use.
+    pub models: Vec<ModelRuntime>,
+    /// Body registry: one entity per ball and wall with [`BodyRef`] and
+    /// [`GroupName`] components. The hot loops use the dense stores.
+    pub world: hecs::World,
+    pub(crate) groups: Vec<String>,
+    pub(crate) assignment: FxHashMap<(u16, u16), (u16, u32)>,
+    /// The pairs (see `pair_key`) that have a contact.
+    pub(crate) contact_pairs: FxHashSet<u64>,
+    /// Contact id -> proximity-contact id, from the last wall logic.
+    pub(crate) proximity_ids: FxHashMap<u64, u64>,
+    /// (model, slot) -> (linked-to contact id, proximity id), 0 for none.
+    pub(crate) wall_info: FxHashMap<(u16, u32), (u64, u64)>,
+    pub(crate) cells: Option<CellSpace>,
+    pub(crate) candidates: Vec<(u32, u32)>,
+    /// Per-segment buffers of the contact pass, reused from step to step.
+    pub(crate) segments: Vec<Segment>,
+    /// Per model: the segment of each ball's first contact.
+    pub(crate) segment_plans: Vec<SegmentPlan>,
+    /// Whether the last contact pass produced a force or torque that may
+    /// not be finite (see [`Simulation::check_sums`]).
+    pub(crate) sums_suspect: bool,
+    /// Per ball: moved out of its cell extent in the last law of motion.
+    pub(crate) rebin: Vec<bool>,
+    /// Per block of [`Simulation::rebin_block`] balls of the last law of
+    /// motion: its first ball with a non-finite position or spin (or
+    /// `usize::MAX`), and how many of its balls it flagged for re-binning.
+    pub(crate) motion_blocks: Vec<(usize, u32)>,
+    pub(crate) rebin_block: usize,
+    /// Per ball: overlapping facet contacts in this step's wall logic
+    /// (zero between calls).
+    pub(crate) wall_touches: Vec<u8>,
+    /// Per model, a bit per slot, set anew by each step's wall logic: the
+    /// contact is its ball's only overlapping facet contact, so it carries
+    /// its load. The contact pass turns the bit into [`CARRIED`] as it
+    /// visits the contact (on the thread that works on its chunk, rather
+    /// than the serial wall logic writing into every thread's chunks).
+    pub(crate) lone: Vec<Vec<u64>>,
+    pub(crate) next_contact_id: u64,
+    /// Per ball: the stiffness of one just-touching contact with the
+    /// stiffest model its group is assigned (N/m), the floor of its
+    /// timestep stiffness.
+    pub(crate) k_probe: Vec<f64>,
+    /// Cycles done.
+    pub step: u64,
+    /// Simulated time (s).
+    pub time: f64,
+    /// Timestep of the last cycle (s).
+    pub dt: f64,
+    /// Wall-clock time of each stage, summed over the cycles done.
+    pub stage_times: StageTimes,
+    /// Busy-waiting jobs on the pool's other threads that run the parallel
+    /// regions of the cycles.
+    pub(crate) team: Option<Team>,
+    /// The step from which a team that failed to start is tried again.
+    pub(crate) team_retry: u64,
+}
+
+impl Simulation {
+    /// An empty simulation.
+    pub fn new(settings: Settings) -> Simulation {
+        Simulation {
+            settings,
+            balls: Balls::default(),
+            walls: Vec::new(),
+            facet_owner: Vec::new(),
+            models: Vec::new(),
+            world: hecs::World::new(),
+            groups: Vec::new(),
+            assignment: FxHashMap::default(),
+            contact_pairs: FxHashSet::default(),
+            proximity_ids: FxHashMap::default(),
+            wall_info: FxHashMap::default(),
+            cells: None,
+            candidates: Vec::new(),
+            segments: Vec::new(),
+            segment_plans: Vec::new(),
+            sums_suspect: false,
+            rebin: Vec::new(),
+            motion_blocks: Vec::new(),
+            rebin_block: 1,
+            wall_touches: Vec::new(),
+            lone: Vec::new(),
+            next_contact_id: 1,
+            k_probe: Vec::new(),
+            step: 0,
+            time: 0.0,
+            dt: 0.0,
+            stage_times: StageTimes::default(),
+            team: None,
+            team_retry: 0,
+        }
+    }
+
+    /// The id of group `name`, created on first use.
+    pub fn group(&mut self, name: &str) -> u16 {
+        if let Some(k) = self.groups.iter().position(|g| g == name) {
+            return k as u16;
+        }
+        self.groups.push(name.to_string());
+        (self.groups.len() - 1) as u16
+    }
+
+    /// Group names by id.
+    pub fn group_names(&self) -> &[String] {
+        &self.groups
+    }
+
+    /// Adds a ball; returns its id (dense index + 1).
+    pub fn add_ball(&mut self, b: BallInit) -> Result<u64, SetupError> {
+        let id = self.balls.len() as u64 + 1;
+        if !(b.radius > 0.0 && b.radius.is_finite()) {
+            return Err(SetupError::Ball {
+                id,
+                message: format!("radius must be positive, got {}", b.radius),
+            });
+        }
+        if !(b.density > 0.0 && b.density.is_finite()) {
+            return Err(SetupError::Ball {
+                id,
+                message: format!("density must be positive, got {}", b.density),
+            });
+        }
+        if !b.pos.is_finite() || !b.velocity.is_finite() || !b.spin.is_finite() {
+            return Err(SetupError::Ball {
+                id,
+                message: "position or velocity is not finite".into(),
+            });
+        }
+        let index = self.balls.push(b);
+        let group = self
+            .groups
+            .get(b.group as usize)
+            .cloned()
+            .unwrap_or_default();
+        self.world
+            .spawn((BodyRef::Ball(index as u32), GroupName(group)));
+        Ok(id)
+    }
+
+    /// Adds a wall in group `group`; returns its id (1-based).
+    pub fn add_wall(&mut self, mut wall: Wall, group: u16) -> u64 {
+        let index = self.walls.len() as u32;
+        wall.id = index as u64 + 1;
+        wall.group = group;
+        for f in 0..wall.facets.len() {
+            self.facet_owner.push((index, f as u32));
+        }
+        let name = self.groups.get(group as usize).cloned().unwrap_or_default();
+        self.world.spawn((BodyRef::Wall(index), GroupName(name)));
+        self.walls.push(wall);
+        wall_id(index)
+    }
+
+    /// Registers a model; returns its index.
+    pub fn add_model(&mut self, entry: ModelEntry) -> usize {
+        let n_state = entry.descriptor.state.len();
+        self.models.push(ModelRuntime {
+            name: entry.descriptor.name.to_string(),
+            n_props: entry.descriptor.properties.len(),
+            entry,
+            props: Vec::new(),
+            probe_stiffness: Vec::new(),
+            store: ContactStore::new(n_state),
+        });
+        self.models.len() - 1
+    }
+
+    /// Index of the model named `name`, if registered.
+    pub fn model_index(&self, name: &str) -> Option<usize> {
+        self.models.iter().position(|m| m.name == name)
+    }
+
+    /// Assigns `model` with property values `props` (descriptor order) to
+    /// contacts between groups `g1` and `g2`.
+    pub fn assign(
+        &mut self,
+        g1: u16,
+        g2: u16,
+        model: usize,
+        props: Vec<f64>,
+    ) -> Result<(), SetupError> {
+        let m = &mut self.models[model];
+        if props.len() != m.n_props {
+            return Err(SetupError::Model {
+                model: m.name.clone(),
+                message: format!(
+                    "expected {} property values, got {}",
+                    m.n_props,
+                    props.len()
+                ),
+            });
+        }
+        let set = (m.props.len() / m.n_props.max(1)) as u32;
+        m.props.extend_from_slice(&props);
+        self.assignment
+            .insert((g1.min(g2), g1.max(g2)), (model as u16, set));
+        Ok(())
+    }
+
+    /// Number of contacts.
+    pub fn n_contacts(&self) -> usize {
+        self.models.iter().map(|m| m.store.len()).sum()
+    }
+
+    /// Number of active contacts in the last cycle: counted on the carry
+    /// column, one byte per contact, which holds the status of every
+    /// contact's last model call (the outputs are ~100 bytes apart).
+    pub fn n_active(&self) -> usize {
+        self.models
+            .iter()
+            .map(|m| m.store.carry.iter().filter(|&&c| c == CARRY_FORCE).count())
+            .sum()
+    }
+
+    pub(crate) fn piece_group(&self, piece: u32) -> u16 {
+        if piece & FACET != 0 {
+            let (w, _) = self.facet_owner[(piece & !FACET) as usize];
+            self.walls[w as usize].group
+        } else {
+            self.balls.group[piece as usize]
+        }
+    }
+
+    /// For a ball-facet contact in `slot` of model `m`: the id of the
+    /// contact that carries its load in its place (0 if none) and the id
+    /// of the proximity contact it belongs to (0 if none), as decided by
+    /// the wall logic of the last step.
+    pub fn wall_links(&self, m: usize, slot: usize) -> (u64, u64) {
+        self.wall_info
+            .get(&(m as u16, slot as u32))
+            .copied()
+            .unwrap_or((0, 0))
+    }
+
+    /// Global force on end2 of the contact in `slot` of model `m` (N).
+    pub fn contact_force(&self, m: usize, slot: usize) -> Vec3 {
+        let st = &self.models[m].store;
+        let (p, o) = (&st.plane[slot], &st.output[slot]);
+        p.n * o.force[0] + p.s * o.force[1] + p.t * o.force[2]
+    }
+
+    /// Global moment on end2 of the contact in `slot` of model `m` (N m).
+    pub fn contact_moment(&self, m: usize, slot: usize) -> Vec3 {
+        let st = &self.models[m].store;
+        let (p, o) = (&st.plane[slot], &st.output[slot]);
+        p.n * o.moment[0] + p.s * o.moment[1] + p.t * o.moment[2]
+    }
+}
+
+/// Public id of the wall with index `index`.
+#[inline]
+pub fn wall_id(index: u32) -> u64 {
+    index as u64 + 1
+}
+
+mod setup;
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,210 @@
+//! Checks before step 0 and the first forces: every group pair that can
+//! touch has a model, wall motions are consistent, every model answers a
+//! probe; then the cell space is built and the forces of the initial
+//! configuration computed, so that cycle 1 starts from them.
+
+use crate::cellspace::CellSpace;
+use crate::error::{SetupError, StepError};
+use crate::math::{Aabb, Vec3};
+use crate::sim::*;
+use rustc_hash::FxHashMap;
+use talus_sdk::abi_stable::std_types::{RSlice, RSliceMut};
+use talus_sdk::{flags, BatchContext, ContactInput, ContactOutput};
+
+impl Simulation {
+    /// Checks the model, builds the cell space, creates the first contacts
+    /// and computes their forces (with zero increments), so that cycle 1
+    /// starts from the forces of the initial configuration.
+    pub fn prepare(&mut self) -> Result<(), StepError> {
+        self.setup()?;
+        self.prepare_checked()
+    }
+
+    /// Checks that every pair of groups that can touch has a model and asks
+    /// every model for its probe stiffness. [`Simulation::prepare`] runs it;
+    /// callers may run it first to report setup errors on their own.
+    pub fn setup(&mut self) -> Result<(), SetupError> {
+        self.check_walls()?;
+        self.check_pairings()?;
+        self.probe_models()?;
+        Ok(())
+    }
+
+    /// Wall motions that cannot work: a deformation without one velocity
+    /// per vertex, rigid and deformable motion together, a servo without a
+    /// unit direction or with a non-positive gain or speed cap.
+    pub(crate) fn check_walls(&self) -> Result<(), SetupError> {
+        for w in &self.walls {
+            let bad = |message: String| SetupError::Wall {
+                wall: w.name.clone(),
+                message,
+            };
+            if let Some(d) = &w.deform {
+                if d.velocity.len() != w.vertices.len() {
+                    return Err(bad(format!(
+                        "the deformation gives {} vertex velocities for {} vertices",
+                        d.velocity.len(),
+                        w.vertices.len()
+                    )));
+                }
+                if w.motion.velocity != Vec3::ZERO
+                    || w.motion.spin != Vec3::ZERO
+                    || w.servo.is_some()
+                {
+                    return Err(bad("a wall cannot deform and move rigidly at once".into()));
+                }
+                if d.velocity.iter().any(|v| !v.is_finite())
+                    || d.schedule
+                        .iter()
+                        .any(|k| !(k.0.is_finite() && k.1.is_finite()))
+                    || d.schedule.windows(2).any(|k| k[1].0 <= k[0].0)
+                {
+                    return Err(bad(
+                        "the deformation needs finite velocities and schedule times that increase"
+                            .into(),
+                    ));
+                }
+            }
+            if let Some(sv) = &w.servo {
+                let unit = sv.direction.is_finite() && (sv.direction.length() - 1.0).abs() < 1e-9;
+                let positive = |v: f64| v.is_finite() && v > 0.0;
+                if !unit || !positive(sv.gain) || !positive(sv.max_speed) || !sv.target.is_finite()
+                {
+                    return Err(bad(
+                        "the servo needs a unit direction, a finite target and a positive gain and speed cap".into(),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn check_pairings(&self) -> Result<(), SetupError> {
+        let mut ball_groups: Vec<u16> = self.balls.group.clone();
+        ball_groups.sort_unstable();
+        ball_groups.dedup();
+        let mut wall_groups: Vec<u16> = self.walls.iter().map(|w| w.group).collect();
+        wall_groups.sort_unstable();
+        wall_groups.dedup();
+        let name = |g: u16| self.groups.get(g as usize).cloned().unwrap_or_default();
+        for (i, &a) in ball_groups.iter().enumerate() {
+            for &b in ball_groups[i..].iter().chain(wall_groups.iter()) {
+                if !self.assignment.contains_key(&(a.min(b), a.max(b))) {
+                    return Err(SetupError::MissingPairing(name(a), name(b)));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Asks every model for the stiffness of a just-touching contact, for
+    /// the timestep bound of balls without contacts.
+    pub(crate) fn probe_models(&mut self) -> Result<(), SetupError> {
+        for m in &mut self.models {
+            let n_sets = m.props.len().checked_div(m.n_props).unwrap_or(1);
+            let n_state = m.store.n_state;
+            let inputs: Vec<ContactInput> = (0..n_sets)
+                .map(|k| ContactInput {
+                    gap: -1e-12,
+                    mass: 1.0,
+                    radius: [1.0, 1.0],
+                    prop_set: k as u32,
+                    flags: flags::NEW,
+                    ..Default::default()
+                })
+                .collect();
+            let mut state = vec![0.0; n_sets * n_state];
+            let mut out = vec![ContactOutput::default(); n_sets];
+            let ctx = BatchContext {
+                dt: 1.0,
+                props: RSlice::from_slice(&m.props),
+                n_props: m.n_props as u32,
+                n_state: n_state as u32,
+            };
+            let r = (m.entry.batch)(
+                &ctx,
+                RSlice::from_slice(&inputs),
+                RSliceMut::from_mut_slice(&mut state),
+                RSliceMut::from_mut_slice(&mut out),
+            );
+            if let Err(e) = r.into_result() {
+                return Err(SetupError::Model {
+                    model: m.name.clone(),
+                    message: e.message.to_string(),
+                });
+            }
+            m.probe_stiffness = out.iter().map(|o| o.stiffness[0]).collect();
+        }
+        Ok(())
+    }
+
+    pub(crate) fn prepare_checked(&mut self) -> Result<(), StepError> {
+        // Timestep floor of a ball with no contacts: its stiffest assignment.
+        let mut k_group: FxHashMap<u16, f64> = FxHashMap::default();
+        for (&(a, b), &(m, set)) in &self.assignment {
+            let k = self.models[m as usize]
+                .probe_stiffness
+                .get(set as usize)
+                .copied()
+                .unwrap_or(0.0);
+            for g in [a, b] {
+                let e = k_group.entry(g).or_insert(0.0);
+                *e = e.max(k);
+            }
+        }
+        self.k_probe = self
+            .balls
+            .group
+            .iter()
+            .map(|g| k_group.get(g).copied().unwrap_or(0.0))
+            .collect();
+
+        // Cell space over everything there is now, with a margin.
+        let mut domain = Aabb::EMPTY;
+        let mut r_min = f64::INFINITY;
+        let mut r_max: f64 = 0.0;
+        for i in 0..self.balls.len() {
+            domain.include(self.balls.pos[i]);
+            r_min = r_min.min(self.balls.radius[i]);
+            r_max = r_max.max(self.balls.radius[i]);
+        }
+        for w in &self.walls {
+            for v in &w.vertices {
+                domain.include(*v);
+            }
+        }
+        if domain.min.x > domain.max.x {
+            domain = Aabb {
+                min: Vec3::ZERO,
+                max: Vec3::ONE,
+            };
+        }
+        if !r_min.is_finite() {
+            r_min = 1.0;
+            r_max = 1.0;
+        }
+        let tol = self.settings.cell_tolerance.unwrap_or(0.1 * r_min);
+        let cell = 2.0 * (r_max + tol);
+        let mut cells = CellSpace::new(domain.enlarged(cell), cell, tol);
+        for i in 0..self.balls.len() {
+            cells.add_ball(self.balls.pos[i], self.balls.radius[i]);
+        }
+        for &(w, f) in &self.facet_owner {
+            cells.add_facet(self.walls[w as usize].facet_extent(f as usize));
+        }
+        self.cells = Some(cells);
+        self.detect();
+        self.dt = match self.settings.timestep {
+            Timestep::Fixed(dt) => dt,
+            Timestep::Auto { safety } => self.auto_timestep(safety)?,
+        };
+        let b = &mut self.balls;
+        b.force.fill(Vec3::ZERO);
+        b.moment.fill(Vec3::ZERO);
+        b.stiffness.fill(0.0);
+        self.wall_stage()?;
+        self.resolve_and_forces(0.0)?;
+        self.check_sums()?;
+        Ok(())
+    }
+}

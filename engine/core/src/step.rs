@@ -1,0 +1,139 @@
+//! One cycle, in stage order (see [`Simulation::cycle`]):
+//! 1. timestep ([`crate::timestep`]): fixed, or automatic from the
+//!    stiffnesses of the last cycle;
+//! 2. law of motion ([`crate::motion`]) and wall motion;
+//! 3. contact detection ([`crate::detect`]): re-binning only pieces that
+//!    left their cell extent; contacts created in sorted pair order, so
+//!    ids are the same for any thread count;
+//! 4. the wall stage ([`crate::wall_logic`]): ball-facet gaps in parallel,
+//!    then the associative wall logic serially;
+//! 5. the contact pass ([`crate::pass`]): per chunk of [`crate::BATCH`] contacts
+//!    the narrow phase ([`crate::narrow`]), one plugin call, and the force
+//!    sums ([`crate::sums`]);
+//! 6. the finiteness check of the sums.
+//!
+//! Every parallel stage computes per-contact or per-ball values that do not
+//! depend on other items of the same stage, and every sum is taken in a
+//! fixed order, so a run gives the same bits with any number of threads.
+
+use crate::error::StepError;
+use crate::sim::*;
+use crate::team::Team;
+use crate::timestep::*;
+use std::time::Instant;
+
+/// Cycles before another try when the pool's threads could not form a team
+/// (held by other work).
+pub(crate) const TEAM_RETRY: u64 = 1024;
+
+/// Wall-clock seconds spent in each stage of [`Simulation::cycle`], summed
+/// over cycles: where a run's time goes, by the engine's own clock (a
+/// handful of clock reads per cycle).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StageTimes {
+    /// Law of motion of balls and walls (s).
+    pub motion: f64,
+    /// Contact detection: re-binning, dropped and new contacts (s).
+    pub detection: f64,
+    /// Wall stage: ball-facet gaps and the wall logic (s).
+    pub walls: f64,
+    /// Contact pass: resolution, model calls, what each contact applies
+    /// and the sums (s).
+    pub contacts: f64,
+    /// Finiteness checks of the sums (s).
+    pub checks: f64,
+}
+
+impl StageTimes {
+    /// The stages by name, in cycle order, with their seconds.
+    pub fn named(&self) -> [(&'static str, f64); 5] {
+        [
+            ("motion", self.motion),
+            ("detection", self.detection),
+            ("walls", self.walls),
+            ("contacts", self.contacts),
+            ("checks", self.checks),
+        ]
+    }
+
+    /// The sum of all stages (s).
+    pub fn total(&self) -> f64 {
+        self.named().iter().map(|(_, t)| t).sum()
+    }
+}
+
+/// Seconds since `start`, and `start` moved to now.
+#[inline]
+pub(crate) fn lap(start: &mut Instant) -> f64 {
+    let now = Instant::now();
+    let dt = now.duration_since(*start).as_secs_f64();
+    *start = now;
+    dt
+}
+
+impl Simulation {
+    /// Runs one cycle.
+    pub fn cycle(&mut self) -> Result<(), StepError> {
+        if self.cells.is_none() {
+            self.prepare()?;
+        }
+        self.keep_team();
+        self.dt = match self.settings.timestep {
+            Timestep::Fixed(dt) => dt,
+            Timestep::Auto { safety } => self.auto_timestep(safety)?,
+        };
+        let dt = self.dt;
+        let start = self.time;
+        self.step += 1;
+        self.time += dt;
+        let mut clock = Instant::now();
+        self.motion(dt)?;
+        for w in &mut self.walls {
+            w.advance(dt, start).map_err(|fault| StepError::Wall {
+                wall: w.name.clone(),
+                facet: fault.facet,
+                step: self.step,
+                message: fault.message,
+            })?;
+        }
+        self.stage_times.motion += lap(&mut clock);
+        self.detect();
+        self.regroup_contacts(false);
+        self.stage_times.detection += lap(&mut clock);
+        self.wall_stage()?;
+        self.stage_times.walls += lap(&mut clock);
+        self.resolve_and_forces(dt)?;
+        self.stage_times.contacts += lap(&mut clock);
+        self.check_sums()?;
+        self.stage_times.checks += lap(&mut clock);
+        // Servo walls choose the velocity of the next step from this
+        // step's load.
+        for w in &mut self.walls {
+            if let Some(servo) = w.servo {
+                w.motion.velocity = servo.velocity(w.force);
+            }
+        }
+        Ok(())
+    }
+
+    /// Keeps a team of busy-waiting threads for this cycle's parallel
+    /// regions (see [`Team`]); a team that could not start is tried again
+    /// after [`TEAM_RETRY`] cycles.
+    pub(crate) fn keep_team(&mut self) {
+        if let Some(t) = &self.team {
+            if t.is_serving() {
+                t.touch();
+                return;
+            }
+        }
+        self.team = None;
+        if self.step < self.team_retry {
+            return;
+        }
+        self.team = Team::start();
+        match &self.team {
+            Some(t) => t.touch(),
+            None => self.team_retry = self.step + TEAM_RETRY,
+        }
+    }
+}

@@ -1,0 +1,46 @@
+//! The timestep: fixed, or automatic from the stiffnesses that the models
+//! reported for each ball's contacts in the last cycle.
+
+use crate::error::StepError;
+use crate::sim::*;
+use crate::team::{self};
+
+/// How the timestep is chosen.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Timestep {
+    /// The same timestep every cycle (s).
+    Fixed(f64),
+    /// `safety * min_i sqrt(m_i / k_i)` over balls, where `k_i` sums the
+    /// translational stiffnesses that models report for the active and
+    /// could-be-active contacts of ball `i` (at least one contact's worth,
+    /// so free-flying balls are bounded too).
+    Auto {
+        /// Safety factor in (0, 1].
+        safety: f64,
+    },
+}
+
+impl Simulation {
+    pub(crate) fn auto_timestep(&self, safety: f64) -> Result<f64, StepError> {
+        // min_i sqrt(m_i / k_i) = 1 / sqrt(max_i k_i / m_i): one root per step.
+        let b = &self.balls;
+        let blocks = (0..b.len())
+            .step_by(8192)
+            .map(|lo| lo..(lo + 8192).min(b.len()));
+        let rate = team::map(blocks.collect(), |_, block| {
+            block
+                .map(|i| b.stiffness[i].max(self.k_probe[i]) * b.inv_mass[i])
+                .fold(0.0, f64::max)
+        })
+        .into_iter()
+        .fold(0.0, f64::max);
+        let dt = 1.0 / rate.sqrt();
+        if dt.is_finite() && dt > 0.0 {
+            Ok(safety * dt)
+        } else {
+            Err(StepError::Timestep(
+                "no model reports a stiffness, so the automatic timestep is undefined; give dt a number".into(),
+            ))
+        }
+    }
+}

@@ -1,15 +1,16 @@
 #!/bin/bash
 # A/B CPU time of talus builds on one 10k case: runs the binaries alternately, ROUNDS times, and prints the
 # task-clock (perf stat) and the stepping loop's wall time of each run. Keep copies of the binaries you compare
-# (cp target/release/talus /somewhere/talus-old) so that a rebuild cannot change them during the session.
+# (cp target/release/talus ../talus-old) so that a rebuild cannot change them during the session.
 # usage: tools/bench/ab.sh CASE STEPS THREADS ROUNDS BIN...     e.g. tools/bench/ab.sh dense 3000 1 4 old/talus new/talus
-#   CASE settle|dense (configs/bench/CASE10k.toml); output goes to a scratch folder (OUT, default /tmp/talus-ab).
+#   CASE settle|dense (configs/bench/CASE10k.toml); output goes to a scratch folder (OUT, default
+#   tools/bench/out/ab, ignored by git).
 #   With THREADS > 1 each line also gets the `handover` probe's ratios right after the run (see compare.sh).
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-[ $# -ge 5 ] || { sed -n "2,6p" "$0"; exit 2; }
+[ $# -ge 5 ] || { sed -n "2,8p" "$0"; exit 2; }
 C=$1 S=$2 T=$3 R=$4; shift 4
-OUT=${OUT:-/tmp/talus-ab}
+OUT=${OUT:-$ROOT/tools/bench/out/ab}
 probe() { :; }
 if [ "$T" -gt 1 ]; then
   (cd "$ROOT" && cargo build --release -q -p talus-benches --bin handover >&2)

@@ -6,7 +6,8 @@
 #      IDLE_PCT (default 10), IDLE_WAIT (default 60): before each run wait until total CPU use over 3 s is below
 #        IDLE_PCT %, for at most IDLE_WAIT s (the run then starts anyway; the CPU other processes took during it is
 #        recorded as other_cpu_s)
-#      STEPS (default 10000), PEERS (default /work/shared/peers), PEER (default liggghts; or lammps),
+#      STEPS (default 10000), PEERS (the peers kit; default ../shared/peers relative to the repository root),
+#      PEER (default liggghts; or lammps),
 #      TALUS (binary to copy; default target/release/talus)
 # After every multi-threaded run the line also gets handover_us, handover_ratio and together_ratio from tools/benches'
 # `handover` (whether the CPUs shared a cache at that time, a VM's CPUs may be placed either way; and whether they
@@ -19,13 +20,14 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 CASES=${*:-settle:10k:1 settle:10k:2 dense:10k:1 dense:10k:2}
 PASSES=${PASSES:-2} IDLE_PCT=${IDLE_PCT:-10} IDLE_WAIT=${IDLE_WAIT:-60}
-PEERS=${PEERS:-/work/shared/peers} PEER=${PEER:-liggghts}
+PEERS=${PEERS:-$ROOT/../shared/peers} PEER=${PEER:-liggghts}
 export STEPS=${STEPS:-10000}
 OUTB=$ROOT/tools/bench/out
 LOG=$OUTB/compare-$(date +%Y%m%d-%H%M%S).txt
 mkdir -p "$OUTB"
 # run_peer.sh writes data/ and out/ beside itself, so it runs from a writable copy.
 if [ ! -x "$OUTB/peers/run_peer.sh" ]; then
+  [ -x "$PEERS/run_peer.sh" ] || { echo "peers kit not found at $PEERS (set PEERS=DIR)" >&2; exit 2; }
   rm -rf "$OUTB/peers"; cp -r "$PEERS" "$OUTB/peers"; chmod -R u+w "$OUTB/peers"
 fi
 BIN=${TALUS:-$ROOT/target/release/talus}

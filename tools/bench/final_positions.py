@@ -5,7 +5,8 @@ usage: final_positions.py OUT_DIR FILE
 
 Reads OUT_DIR/bodies/*.parquet, keeps the rows of the last recorded step
 (balls only), sorts them by id and writes one line per ball with 13
-significant digits, the form /work/shared/peers/count_contacts.py reads.
+significant digits, the form the peers kit's count_contacts.py reads (the
+kit is in ../shared/peers relative to the repository root).
 Prints the step that was written. Needs pyarrow.
 """
 import sys

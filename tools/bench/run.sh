@@ -5,7 +5,8 @@
 #   N        10k | 50k
 #   THREADS  worker threads (the peers' MPI ranks)
 # env: STEPS (default 10000), TALUS (binary; default target/release/talus, built if missing),
-#      PEERS (default /work/shared/peers), PYTHON (python3 with numpy + scipy for count_contacts.py),
+#      PEERS (the peers kit; default ../shared/peers relative to the repository root),
+#      PYTHON (python3 with numpy + scipy for count_contacts.py),
 #      ARROW_PYTHON (python3 with pyarrow for the final positions)
 # Output line: case, N, threads, steps, loop_s (the stepping loop: the "wall time" of talus's run summary),
 #   particle_steps_per_s = N * steps / loop_s, contacts in the final positions counted the peers' way
@@ -18,7 +19,7 @@ cd "$ROOT"
 [ $# -eq 3 ] || { sed -n "2,15p" "$0"; exit 2; }
 CASE=$1 NL=$2 THREADS=$3
 STEPS=${STEPS:-10000}
-PEERS=${PEERS:-/work/shared/peers}
+PEERS=${PEERS:-$ROOT/../shared/peers}
 TALUS=${TALUS:-$ROOT/target/release/talus}
 OUTB=$ROOT/tools/bench/out
 PY=${PYTHON:-python3}
@@ -37,6 +38,7 @@ case $NL in
     CONFIG=configs/bench/${CASE}10k.toml
     [ $CASE = settle ] && XYZ=configs/bench/data/lat10k.xyz || XYZ=configs/bench/data/dense10k.xyz;;
   50k)
+    [ -d "$PEERS" ] || { echo "the 50k cases need the peers kit: not found at $PEERS (set PEERS=DIR)" >&2; exit 2; }
     mkdir -p "$OUTB/data"
     if [ $CASE = settle ]; then
       XYZ=$OUTB/data/lat50k.xyz
@@ -64,6 +66,7 @@ if ! /usr/bin/time -v -o "$RUN.time" "$TALUS" run "$CONFIG" --steps "$STEPS" --t
     > "$RUN.log" 2>&1; then
   echo "talus run failed, see $RUN.log" >&2; exit 1
 fi
+[ -f "$PEERS/count_contacts.py" ] || echo "no peers kit at $PEERS (set PEERS=DIR): contacts not counted" >&2
 LOOP=$(awk '/^wall time/ {print $3; exit}' "$RUN.log")
 STORED=$(awk '/^contacts/ {print $2; exit}' "$RUN.log")
 RSS_KB=$(awk -F: '/Maximum resident set size/ {gsub(/ /, "", $2); print $2}' "$RUN.time")

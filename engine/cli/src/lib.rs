@@ -175,7 +175,7 @@ fn run_loaded(
                 .send(Table::Bodies, recorder.bodies(sim))
                 .map_err(|e| anyhow!("{e}"))?;
         }
-        if due(intervals.walls) && !sim.walls.is_empty() {
+        if due(intervals.walls) && !sim.walls().is_empty() {
             writer
                 .send(Table::Walls, recorder.walls(sim))
                 .map_err(|e| anyhow!("{e}"))?;
@@ -275,7 +275,7 @@ fn run_loaded(
         steps: sim.step,
         time: sim.time,
         loop_seconds,
-        balls: sim.balls.len(),
+        balls: sim.n_balls(),
         contacts: sim.n_contacts(),
         active: sim.n_active(),
         out,

@@ -115,8 +115,8 @@ fn main_inner(cli: Cli) -> Result<()> {
             println!(
                 "{}: ok ({} balls, {} walls, {} models)",
                 config.display(),
-                sim.balls.len(),
-                sim.walls.len(),
+                sim.balls().len(),
+                sim.walls().len(),
                 sim.models.len()
             );
         }

@@ -94,7 +94,7 @@ impl Recorder {
                     let (w, f) = sim.facet_owner[(b & !FACET) as usize];
                     kind.push("ball-facet".to_string());
                     end2.push(f as u64);
-                    body2.push(sim.walls[w as usize].id);
+                    body2.push(sim.walls()[w as usize].id);
                     facet.push(f as i64);
                     region.push(Region::from_code(p.region).name().to_string());
                 } else {
@@ -253,7 +253,7 @@ impl Recorder {
 
     /// One row per ball.
     pub fn bodies(&self, sim: &Simulation) -> Frame {
-        let b = &sim.balls;
+        let b = sim.balls();
         let n = b.len();
         let names = sim.group_names();
         let scalar = |f: &dyn Fn(usize) -> f64| Column::F64((0..n).map(f).collect());
@@ -314,7 +314,7 @@ impl Recorder {
 
     /// One row per wall.
     pub fn walls(&self, sim: &Simulation) -> Frame {
-        let w = &sim.walls;
+        let w = sim.walls();
         let n = w.len();
         let vectors =
             |f: &dyn Fn(&talus_core::Wall) -> Vec3| -> Vec<Vec3> { w.iter().map(f).collect() };

@@ -125,13 +125,13 @@ pub fn build(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation> {
     // and ball-wall pairs (walls never touch walls).
     let names: Vec<String> = sim.group_names().to_vec();
     let ball_groups: Vec<String> = {
-        let mut g: Vec<u16> = sim.balls.group.clone();
+        let mut g: Vec<u16> = sim.balls().group.to_vec();
         g.sort_unstable();
         g.dedup();
         g.into_iter().map(|i| names[i as usize].clone()).collect()
     };
     let wall_groups: Vec<String> = {
-        let mut g: Vec<u16> = sim.walls.iter().map(|w| w.group).collect();
+        let mut g: Vec<u16> = sim.walls().iter().map(|w| w.group).collect();
         g.sort_unstable();
         g.dedup();
         g.into_iter().map(|i| names[i as usize].clone()).collect()

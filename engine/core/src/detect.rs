@@ -7,6 +7,7 @@
 //! Invariant: at most one contact per piece pair; new contacts are created
 //! in sorted pair order, so ids do not depend on the thread count.
 
+use crate::body::{walls, BallsRef};
 use crate::cellspace::FACET;
 use crate::contact::{ContactStore, BATCH, RELEASED};
 use crate::pass::segments::*;
@@ -26,6 +27,8 @@ impl Simulation {
         let Some(cells) = self.cells.as_mut() else {
             return;
         };
+        let balls = BallsRef::of(&self.world);
+        let walls = walls(&self.world);
         // The law of motion has flagged the balls that left their cell
         // extent, and counted them per block: most steps have none, and
         // most blocks of the others none either.
@@ -38,11 +41,11 @@ impl Simulation {
             let flags = &self.rebin[lo..(lo + block).min(self.rebin.len())];
             for (i, _) in flags.iter().enumerate().filter(|(_, &r)| r) {
                 let i = lo + i;
-                cells.update_ball(i, self.balls.pos[i], self.balls.radius[i]);
+                cells.update_ball(i, balls.pos[i], balls.radius[i]);
             }
         }
         for (g, &(w, f)) in self.facet_owner.iter().enumerate() {
-            let wall = &self.walls[w as usize];
+            let wall = &walls[w as usize];
             if wall.is_moving() {
                 cells.update_facet(g, wall.facet_extent(f as usize));
             }
@@ -92,17 +95,21 @@ impl Simulation {
             if self.contact_pairs.contains(&key) {
                 continue;
             }
-            let ga = self.balls.group[a as usize];
-            let gb = self.piece_group(b);
+            let ga = balls.group[a as usize];
+            let gb = if b & FACET != 0 {
+                walls[self.facet_owner[(b & !FACET) as usize].0 as usize].group
+            } else {
+                balls.group[b as usize]
+            };
             let Some(&(m, set)) = self.assignment.get(&(ga.min(gb), ga.max(gb))) else {
                 // Unassigned pairs are refused before step 0; nothing to do.
                 continue;
             };
-            let ma = self.balls.mass[a as usize];
+            let ma = balls.mass[a as usize];
             let mc = if b & FACET != 0 {
                 ma
             } else {
-                let mb = self.balls.mass[b as usize];
+                let mb = balls.mass[b as usize];
                 ma * mb / (ma + mb)
             };
             let id = self.next_contact_id;

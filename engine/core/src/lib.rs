@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 pub mod balls;
+pub mod body;
 pub mod cellspace;
 pub mod contact;
 mod detect;
@@ -33,12 +34,13 @@ mod timestep;
 pub mod wall;
 pub mod wall_logic;
 
-pub use balls::{BallInit, Balls, Fixity};
+pub use balls::{BallInit, Fixity};
+pub use body::{BallsMut, BallsRef};
 pub use contact::BATCH;
 pub use error::{SetupError, StepError};
 pub use math::{Aabb, Vec3};
-pub use sim::{Settings, Simulation};
 pub use pass::segments::available_cpus;
+pub use sim::{Settings, Simulation};
 pub use step::StageTimes;
 pub use timestep::Timestep;
 pub use wall::{Resolution, RigidMotion, Wall};

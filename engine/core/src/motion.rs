@@ -6,6 +6,7 @@
 //! pass; flags the balls that left their cell extent for re-binning.
 //! Invariant: velocities live at half steps, positions at whole steps.
 
+use crate::body::BallsMut;
 use crate::cellspace::{self};
 use crate::error::StepError;
 use crate::math::Vec3;
@@ -34,7 +35,7 @@ impl Simulation {
     /// `x(t+dt) = x(t) + v(t+dt/2) dt`. Fixed components keep their velocity.
     pub(crate) fn motion(&mut self, dt: f64) -> Result<(), StepError> {
         let g = self.settings.gravity;
-        let b = &mut self.balls;
+        let mut b = BallsMut::of(&self.world);
         let cells = self.cells.as_ref();
         self.rebin.resize(b.pos.len(), true);
         let (pos, vel, spin, (inv_mass, inv_inertia), (damping, fixity)) = (

@@ -6,6 +6,7 @@
 //! Writes: the contact plane and the model input.
 //! Invariants: n points from end1 to end2, n = s x t, gap < 0 is overlap.
 
+use crate::body::{walls, BallsRef};
 use crate::cellspace::FACET;
 use crate::contact::{self, EndMotion, BATCH, ENGINE_BITS, RELEASED};
 use crate::math::Vec3;
@@ -29,8 +30,9 @@ impl Simulation {
     /// contacts of overlap-only models are not maintained (see
     /// `docs/physics.md`).
     pub fn refresh_open_contacts(&mut self) {
-        let balls = &self.balls;
-        let walls = &self.walls;
+        let balls = BallsRef::of(&self.world);
+        let (pos, radius) = (&*balls.pos, &*balls.radius);
+        let walls = &*walls(&self.world);
         let owner = &self.facet_owner;
         for m in &mut self.models {
             let st = &mut m.store;
@@ -44,7 +46,7 @@ impl Simulation {
                         return;
                     }
                     let a = a as usize;
-                    let (x, r) = (balls.pos[a], balls.radius[a]);
+                    let (x, r) = (pos[a], radius[a]);
                     let (n, gap, xc) = if b & FACET != 0 {
                         let (wi, f) = owner[(b & !FACET) as usize];
                         let wall = &walls[wi as usize];
@@ -53,7 +55,7 @@ impl Simulation {
                         contact::plane_ball_facet(x, r, xf, wall.normals[f as usize])
                     } else {
                         let b = b as usize;
-                        contact::plane_ball_ball(x, r, balls.pos[b], balls.radius[b], plane.n)
+                        contact::plane_ball_ball(x, r, pos[b], radius[b], plane.n)
                     };
                     plane.n = n;
                     plane.gap = gap;

@@ -16,6 +16,7 @@
 //! depend on other items of the same stage, and every sum is taken in a
 //! fixed order, so a run gives the same bits with any number of threads.
 
+use crate::body::walls_mut;
 use crate::error::StepError;
 use crate::sim::*;
 use crate::team::Team;
@@ -88,7 +89,7 @@ impl Simulation {
         self.time += dt;
         let mut clock = Instant::now();
         self.motion(dt)?;
-        for w in &mut self.walls {
+        for w in walls_mut(&self.world).iter_mut() {
             w.advance(dt, start).map_err(|fault| StepError::Wall {
                 wall: w.name.clone(),
                 facet: fault.facet,
@@ -108,7 +109,7 @@ impl Simulation {
         self.stage_times.checks += lap(&mut clock);
         // Servo walls choose the velocity of the next step from this
         // step's load.
-        for w in &mut self.walls {
+        for w in walls_mut(&self.world).iter_mut() {
             if let Some(servo) = w.servo {
                 w.motion.velocity = servo.velocity(w.force);
             }

@@ -6,6 +6,7 @@
 //! owns the ball, in slot order, so the sums have the same bits on any
 //! thread count. Walls sum chunk by chunk.
 
+use crate::body::{walls, BallsRef};
 use crate::cellspace::FACET;
 use crate::contact::{self};
 use crate::error::StepError;
@@ -218,10 +219,11 @@ impl Simulation {
     /// ball's force and moment once more (3-4 % of a settle step at 50 000
     /// balls, with a parallel region of its own).
     pub(crate) fn check_sums(&self) -> Result<(), StepError> {
-        let b = &self.balls;
         if !self.sums_suspect {
             return Ok(());
         }
+        let b = BallsRef::of(&self.world);
+        let walls = walls(&self.world);
         let skip_below = self.skip_below();
         let kin = Kinematics {
             pos: &b.pos,
@@ -234,7 +236,7 @@ impl Simulation {
             for k in 0..st.len() {
                 let ap = &apply(
                     &kin,
-                    &self.walls,
+                    &walls,
                     &self.facet_owner,
                     &st.plane[k],
                     &st.output[k],

@@ -1,6 +1,7 @@
 //! The timestep: fixed, or automatic from the stiffnesses that the models
 //! reported for each ball's contacts in the last cycle.
 
+use crate::body::BallsRef;
 use crate::error::StepError;
 use crate::sim::*;
 use crate::team::{self};
@@ -23,13 +24,14 @@ pub enum Timestep {
 impl Simulation {
     pub(crate) fn auto_timestep(&self, safety: f64) -> Result<f64, StepError> {
         // min_i sqrt(m_i / k_i) = 1 / sqrt(max_i k_i / m_i): one root per step.
-        let b = &self.balls;
+        let b = BallsRef::of(&self.world);
+        let (stiffness, inv_mass, k_probe) = (&*b.stiffness, &*b.inv_mass, &self.k_probe);
         let blocks = (0..b.len())
             .step_by(8192)
             .map(|lo| lo..(lo + 8192).min(b.len()));
         let rate = team::map(blocks.collect(), |_, block| {
             block
-                .map(|i| b.stiffness[i].max(self.k_probe[i]) * b.inv_mass[i])
+                .map(|i| stiffness[i].max(k_probe[i]) * inv_mass[i])
                 .fold(0.0, f64::max)
         })
         .into_iter()

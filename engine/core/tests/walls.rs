@@ -113,7 +113,8 @@ fn an_inactive_side_lets_a_ball_through_and_an_active_side_stops_it() {
         for _ in 0..40_000 {
             sim.cycle().unwrap();
         }
-        (sim.balls.pos[0].z, sim.balls.vel[0].z)
+        let b = sim.balls();
+        (b.pos[0].z, b.vel[0].z)
     };
     // The ball comes from the front: a front-inactive facet never pushes.
     let (z, vz) = fall(FRONT);
@@ -149,7 +150,7 @@ fn drag(mesh: &(Vec<[f64; 3]>, Vec<[u32; 3]>), mode: Resolution, h: f64) -> (Vec
     let mut max_active = 0;
     for _ in 0..steps {
         sim.cycle().unwrap();
-        forces.push(sim.balls.force[0]);
+        forces.push(sim.balls().force[0]);
         max_active = max_active.max(sim.n_active());
     }
     (forces, max_active)
@@ -254,7 +255,7 @@ fn fig5_ball_rolling_over_a_convex_edge_has_one_contact_and_a_smooth_normal() {
         sim.prepare().unwrap();
         let mut prev: Option<Vec3> = None;
         let mut on_edge = 0;
-        while sim.balls.pos[0].x < 3.0 * RADIUS && sim.step < 200_000 {
+        while sim.balls().pos[0].x < 3.0 * RADIUS && sim.step < 200_000 {
             sim.cycle().unwrap();
             let contacts = facet_contacts(&sim);
             let touching = contacts.iter().filter(|c| c.gap < 0.0).count();
@@ -276,7 +277,7 @@ fn fig5_ball_rolling_over_a_convex_edge_has_one_contact_and_a_smooth_normal() {
             if let Some(p) = prev {
                 // Around the edge the normal turns at |v_t| / d per second.
                 let d = RADIUS + act[0].gap;
-                let bound = sim.balls.vel[0].length() * dt / d;
+                let bound = sim.balls().vel[0].length() * dt / d;
                 let turn = p.angle_between(n);
                 assert!(
                     turn <= 1.05 * bound + 1e-9,
@@ -287,7 +288,7 @@ fn fig5_ball_rolling_over_a_convex_edge_has_one_contact_and_a_smooth_normal() {
             prev = Some(n);
         }
         assert!(
-            sim.balls.pos[0].x >= 3.0 * RADIUS,
+            sim.balls().pos[0].x >= 3.0 * RADIUS,
             "the ball rolled over the edge"
         );
         assert!(on_edge > 10, "the contact passed through the edge region");
@@ -333,7 +334,7 @@ fn fig6_concave_edge_gives_two_contacts_reduced_and_one_proximity_contact_full()
         .zip(&overlaps)
         .map(|(nf, u)| *nf * KN * *u)
         .sum();
-    assert!((reduced.balls.force[0] - f_expected).length() < 1e-9 * f_expected.length());
+    assert!((reduced.balls().force[0] - f_expected).length() < 1e-9 * f_expected.length());
 
     // Cutoff above the 30 degree edge angle: one proximity contact.
     let full = pressed(&mesh, pos, Resolution::Full, 45.0);
@@ -348,7 +349,7 @@ fn fig6_concave_edge_gives_two_contacts_reduced_and_one_proximity_contact_full()
     );
     let u_mean = 0.5 * (overlaps[0] + overlaps[1]);
     assert!(rel(-act[0].gap, u_mean) < 1e-9);
-    let f = full.balls.force[0];
+    let f = full.balls().force[0];
     assert!((f - (-n_pc * KN * u_mean)).length() < 1e-9 * KN * u_mean);
     let all = facet_contacts(&full);
     assert!(all
@@ -423,7 +424,7 @@ fn fig8_sliver_and_stacked_facets_need_the_segment_check() {
     assert_eq!(act[0].facet, 0, "the largest overlap (top sheet) stays");
     // Force: one sheet's worth.
     let u = RADIUS - pos.z;
-    assert!(rel(full.balls.force[0].z, KN * u) < 1e-9);
+    assert!(rel(full.balls().force[0].z, KN * u) < 1e-9);
 }
 
 // ------------------------------------------------- mesh-independent rebound
@@ -455,7 +456,7 @@ fn bounce(divisions: u32, mode: Resolution) -> Bounce {
     let mut touched = false;
     loop {
         sim.cycle().unwrap();
-        let z = sim.balls.pos[0].z;
+        let z = sim.balls().pos[0].z;
         if z < RADIUS {
             touched = true;
         }
@@ -464,9 +465,9 @@ fn bounce(divisions: u32, mode: Resolution) -> Bounce {
         }
         assert!(sim.step < 1_000_000);
     }
-    let (vel, spin) = (sim.balls.vel[0], sim.balls.spin[0]);
+    let (vel, spin) = (sim.balls().vel[0], sim.balls().spin[0]);
     // Free flight from here: the apex follows from the rebound velocity.
-    let height = sim.balls.pos[0].z + vel.z * vel.z / (2.0 * 9.81);
+    let height = sim.balls().pos[0].z + vel.z * vel.z / (2.0 * 9.81);
     Bounce { vel, spin, height }
 }
 
@@ -533,7 +534,7 @@ fn a_deforming_facet_moves_the_contact_with_its_local_velocity() {
         let c = 2.0 * zeta * (mass() * KN).sqrt();
         let rise = a * foot.x * nf.z; // material velocity along the facet normal
         let expected = nf * (KN * overlap + c * rise);
-        let f = sim.balls.force[0];
+        let f = sim.balls().force[0];
         assert!(
             (f - expected).length() < 1e-9 * expected.length(),
             "step {step}: {f} vs {expected}"
@@ -633,7 +634,8 @@ fn a_deforming_box_squeezes_a_packing_and_keeps_it_inside() {
         sim.cycle().unwrap();
         max_active = max_active.max(sim.n_active());
     }
-    let wall = &sim.walls[0];
+    let walls = sim.walls();
+    let wall = &walls[0];
     assert_eq!(
         wall.neighbours, neighbours,
         "the mesh keeps its connectivity"
@@ -642,7 +644,7 @@ fn a_deforming_box_squeezes_a_packing_and_keeps_it_inside() {
     let half = wall.vertices.iter().map(|v| v.x).fold(f64::MIN, f64::max);
     assert!(rel(half, h * (1.0 - r * 0.3)) < 1e-3, "half width {half}");
     // A lattice 8.6 cm across in a box now 8.5 cm wide: squeezed, all inside.
-    for (i, p) in sim.balls.pos.iter().enumerate() {
+    for (i, p) in sim.balls().pos.iter().enumerate() {
         assert!(p.abs().max_element() < half, "ball {i} escaped: {p}");
     }
     assert!(

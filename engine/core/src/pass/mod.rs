@@ -8,6 +8,7 @@
 //! Invariant: every ball adds its contributions in (model, slot) order,
 //! whatever the thread count (see [`Simulation::resolve_and_forces`]).
 
+use crate::body::{walls, walls_mut, BallsMut};
 use crate::cellspace::FACET;
 use crate::contact::{self, ContactStore, BATCH, CARRIED, CARRY_FORCE, CARRY_STIFFNESS, RELEASED};
 use crate::error::StepError;
@@ -45,7 +46,7 @@ impl Simulation {
     pub(crate) fn resolve_and_forces(&mut self, dt: f64) -> Result<(), StepError> {
         let threads = rayon::current_num_threads();
         let skip_below = self.skip_below();
-        let b = &mut self.balls;
+        let mut b = BallsMut::of(&self.world);
         let kin = Kinematics {
             pos: &b.pos,
             vel: &b.vel,
@@ -54,9 +55,10 @@ impl Simulation {
         };
         // The sums were zeroed by the law of motion as it used them.
         let columns = Columns::new(&mut b.force, &mut b.moment, &mut b.stiffness);
-        let n_walls = self.walls.len();
+        let walls_col = walls(&self.world);
+        let walls = &*walls_col;
+        let n_walls = walls.len();
         let mut wall_sums = vec![(Vec3::ZERO, Vec3::ZERO); n_walls];
-        let walls = &self.walls;
         let owner = &self.facet_owner;
         let step = self.step;
         let n_balls = b.pos.len();
@@ -227,7 +229,8 @@ impl Simulation {
                 }
             }
         }
-        for (w, (force, moment)) in self.walls.iter_mut().zip(wall_sums) {
+        drop(walls_col);
+        for (w, (force, moment)) in walls_mut(&self.world).iter_mut().zip(wall_sums) {
             w.force = force;
             w.moment = moment;
         }

@@ -4,8 +4,9 @@
 //!
 //! The cycle itself is in [`crate::step`], one module per stage.
 
-use crate::balls::{BallInit, Balls};
-use crate::cellspace::{CellSpace, FACET};
+use crate::balls::BallInit;
+use crate::body::{self, BallBundle, BallsMut, BallsRef, Col, ColMut, WallBody, WallBundle};
+use crate::cellspace::CellSpace;
 use crate::contact::{ContactStore, CARRY_FORCE};
 use crate::error::SetupError;
 use crate::math::Vec3;
@@ -58,34 +59,17 @@ pub struct ModelRuntime {
     pub store: ContactStore,
 }
 
-/// Kind of body an entity in the registry stands for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BodyRef {
-    /// A ball (dense index).
-    Ball(u32),
-    /// A wall (index).
-    Wall(u32),
-}
-
-/// Group name component of a body entity.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GroupName(pub String);
-
 /// A DEM model: balls, walls, contact models and their contacts.
 pub struct Simulation {
     /// Global settings.
     pub settings: Settings,
-    /// All balls.
-    pub balls: Balls,
-    /// All walls.
-    pub walls: Vec<Wall>,
+    /// The bodies: one archetype per kind (see [`crate::body`]); read
+    /// them with [`Simulation::balls`] and [`Simulation::walls`].
+    pub(crate) world: hecs::World,
     /// Global facet index -> (wall, facet).
     pub facet_owner: Vec<(u32, u32)>,
     /// Contact models in use.
     pub models: Vec<ModelRuntime>,
-    /// Body registry: one entity per ball and wall with [`BodyRef`] and
-    /// [`GroupName`] components. The hot loops use the dense stores.
-    pub world: hecs::World,
     pub(crate) groups: Vec<String>,
     pub(crate) assignment: FxHashMap<(u16, u16), (u16, u32)>,
     /// The pairs (see `pair_key`) that have a contact.
@@ -144,8 +128,6 @@ impl Simulation {
     pub fn new(settings: Settings) -> Simulation {
         Simulation {
             settings,
-            balls: Balls::default(),
-            walls: Vec::new(),
             facet_owner: Vec::new(),
             models: Vec::new(),
             world: hecs::World::new(),
@@ -191,7 +173,7 @@ impl Simulation {
 
     /// Adds a ball; returns its id (dense index + 1).
     pub fn add_ball(&mut self, b: BallInit) -> Result<u64, SetupError> {
-        let id = self.balls.len() as u64 + 1;
+        let id = self.n_balls() as u64 + 1;
         if !(b.radius > 0.0 && b.radius.is_finite()) {
             return Err(SetupError::Ball {
                 id,
@@ -210,29 +192,53 @@ impl Simulation {
                 message: "position or velocity is not finite".into(),
             });
         }
-        let index = self.balls.push(b);
-        let group = self
-            .groups
-            .get(b.group as usize)
-            .cloned()
-            .unwrap_or_default();
-        self.world
-            .spawn((BodyRef::Ball(index as u32), GroupName(group)));
+        self.world.spawn(BallBundle::new(&b));
         Ok(id)
     }
 
     /// Adds a wall in group `group`; returns its id (1-based).
     pub fn add_wall(&mut self, mut wall: Wall, group: u16) -> u64 {
-        let index = self.walls.len() as u32;
+        let index = self.n_walls() as u32;
         wall.id = index as u64 + 1;
         wall.group = group;
         for f in 0..wall.facets.len() {
             self.facet_owner.push((index, f as u32));
         }
-        let name = self.groups.get(group as usize).cloned().unwrap_or_default();
-        self.world.spawn((BodyRef::Wall(index), GroupName(name)));
-        self.walls.push(wall);
+        self.world.spawn(WallBundle::new(wall));
         wall_id(index)
+    }
+
+    /// Every ball's columns, read-only (index `i` is the ball of id `i + 1`).
+    ///
+    /// # Panics
+    /// While a [`BallsMut`] of this simulation is alive.
+    pub fn balls(&self) -> BallsRef<'_> {
+        BallsRef::of(&self.world)
+    }
+
+    /// Every ball's columns, to change the state of balls between cycles.
+    pub fn balls_mut(&mut self) -> BallsMut<'_> {
+        BallsMut::of(&self.world)
+    }
+
+    /// Every wall, in index order (the wall of id `w + 1` at `w`).
+    pub fn walls(&self) -> Col<'_, WallBody> {
+        body::walls(&self.world)
+    }
+
+    /// Every wall, to change walls between cycles.
+    pub fn walls_mut(&mut self) -> ColMut<'_, WallBody> {
+        body::walls_mut(&self.world)
+    }
+
+    /// Number of balls.
+    pub fn n_balls(&self) -> usize {
+        self.balls().len()
+    }
+
+    /// Number of walls.
+    pub fn n_walls(&self) -> usize {
+        self.walls().len()
     }
 
     /// Registers a model; returns its index.
@@ -294,15 +300,6 @@ impl Simulation {
             .iter()
             .map(|m| m.store.carry.iter().filter(|&&c| c == CARRY_FORCE).count())
             .sum()
-    }
-
-    pub(crate) fn piece_group(&self, piece: u32) -> u16 {
-        if piece & FACET != 0 {
-            let (w, _) = self.facet_owner[(piece & !FACET) as usize];
-            self.walls[w as usize].group
-        } else {
-            self.balls.group[piece as usize]
-        }
     }
 
     /// For a ball-facet contact in `slot` of model `m`: the id of the

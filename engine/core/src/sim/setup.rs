@@ -3,6 +3,7 @@
 //! probe; then the cell space is built and the forces of the initial
 //! configuration computed, so that cycle 1 starts from them.
 
+use crate::body::{walls, BallsMut, BallsRef};
 use crate::cellspace::CellSpace;
 use crate::error::{SetupError, StepError};
 use crate::math::{Aabb, Vec3};
@@ -34,7 +35,7 @@ impl Simulation {
     /// per vertex, rigid and deformable motion together, a servo without a
     /// unit direction or with a non-positive gain or speed cap.
     pub(crate) fn check_walls(&self) -> Result<(), SetupError> {
-        for w in &self.walls {
+        for w in self.walls().iter() {
             let bad = |message: String| SetupError::Wall {
                 wall: w.name.clone(),
                 message,
@@ -80,10 +81,10 @@ impl Simulation {
     }
 
     pub(crate) fn check_pairings(&self) -> Result<(), SetupError> {
-        let mut ball_groups: Vec<u16> = self.balls.group.clone();
+        let mut ball_groups: Vec<u16> = self.balls().group.to_vec();
         ball_groups.sort_unstable();
         ball_groups.dedup();
-        let mut wall_groups: Vec<u16> = self.walls.iter().map(|w| w.group).collect();
+        let mut wall_groups: Vec<u16> = self.walls().iter().map(|w| w.group).collect();
         wall_groups.sort_unstable();
         wall_groups.dedup();
         let name = |g: u16| self.groups.get(g as usize).cloned().unwrap_or_default();
@@ -152,8 +153,9 @@ impl Simulation {
                 *e = e.max(k);
             }
         }
-        self.k_probe = self
-            .balls
+        let balls = BallsRef::of(&self.world);
+        let walls = walls(&self.world);
+        self.k_probe = balls
             .group
             .iter()
             .map(|g| k_group.get(g).copied().unwrap_or(0.0))
@@ -163,12 +165,12 @@ impl Simulation {
         let mut domain = Aabb::EMPTY;
         let mut r_min = f64::INFINITY;
         let mut r_max: f64 = 0.0;
-        for i in 0..self.balls.len() {
-            domain.include(self.balls.pos[i]);
-            r_min = r_min.min(self.balls.radius[i]);
-            r_max = r_max.max(self.balls.radius[i]);
+        for i in 0..balls.len() {
+            domain.include(balls.pos[i]);
+            r_min = r_min.min(balls.radius[i]);
+            r_max = r_max.max(balls.radius[i]);
         }
-        for w in &self.walls {
+        for w in walls.iter() {
             for v in &w.vertices {
                 domain.include(*v);
             }
@@ -186,22 +188,24 @@ impl Simulation {
         let tol = self.settings.cell_tolerance.unwrap_or(0.1 * r_min);
         let cell = 2.0 * (r_max + tol);
         let mut cells = CellSpace::new(domain.enlarged(cell), cell, tol);
-        for i in 0..self.balls.len() {
-            cells.add_ball(self.balls.pos[i], self.balls.radius[i]);
+        for i in 0..balls.len() {
+            cells.add_ball(balls.pos[i], balls.radius[i]);
         }
         for &(w, f) in &self.facet_owner {
-            cells.add_facet(self.walls[w as usize].facet_extent(f as usize));
+            cells.add_facet(walls[w as usize].facet_extent(f as usize));
         }
+        drop((balls, walls));
         self.cells = Some(cells);
         self.detect();
         self.dt = match self.settings.timestep {
             Timestep::Fixed(dt) => dt,
             Timestep::Auto { safety } => self.auto_timestep(safety)?,
         };
-        let b = &mut self.balls;
+        let mut b = BallsMut::of(&self.world);
         b.force.fill(Vec3::ZERO);
         b.moment.fill(Vec3::ZERO);
         b.stiffness.fill(0.0);
+        drop(b);
         self.wall_stage()?;
         self.resolve_and_forces(0.0)?;
         self.check_sums()?;

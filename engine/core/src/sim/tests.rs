@@ -1,7 +1,8 @@
 //! Tests of the cycle as a whole: the segmented pass, regrouping, the wall
 //! logic's marks and the stage times.
 
-use crate::balls::{BallInit, Balls};
+use crate::balls::BallInit;
+use crate::body::{BallBundle, BallsRef};
 use crate::cellspace::FACET;
 use crate::contact::{self, ContactStore, BATCH, CARRIED, RELEASED};
 use crate::detect::*;
@@ -139,14 +140,15 @@ fn wall_sums_have_the_same_bits_on_any_thread_count() {
             let mut bits = Vec::new();
             for _ in 0..20 {
                 sim.cycle().unwrap();
-                let wall = &sim.walls[0];
+                let walls = sim.walls();
+                let wall = &walls[0];
                 let v = [wall.force.to_array(), wall.moment.to_array()].concat();
                 bits.push(std::array::from_fn(|i| v[i].to_bits()));
             }
             let n_chunks = sim.models[0].store.len().div_ceil(BATCH);
             assert!(n_chunks >= 8, "{n_chunks} chunks");
             // The balls push the floor down.
-            assert!(sim.walls[0].force.z < 0.0);
+            assert!(sim.walls()[0].force.z < 0.0);
             bits
         })
     };
@@ -167,10 +169,15 @@ fn an_idle_input_carries_a_nan_gap_and_the_linear_model_repeats_its_release() {
     // not below zero), and the linear model then repeats its released
     // answer.
     // Two balls 0.5 mm apart, the first moving towards the second.
-    let mut balls = Balls::default();
+    let mut world = hecs::World::new();
     for (x, v) in [(0.0, 1.0), (2.5e-3, 0.0)] {
-        balls.push(grain(Vec3::new(x, 0.0, 0.0), Vec3::new(v, 0.0, 0.0), 0));
+        world.spawn(BallBundle::new(&grain(
+            Vec3::new(x, 0.0, 0.0),
+            Vec3::new(v, 0.0, 0.0),
+            0,
+        )));
     }
+    let balls = BallsRef::of(&world);
     let kin = Kinematics {
         pos: &balls.pos,
         vel: &balls.vel,
@@ -309,7 +316,7 @@ fn every_ball_that_left_its_cell_extent_is_rebinned_in_its_step() {
     for _ in 0..200 {
         sim.cycle().unwrap();
         let cells = sim.cells.as_ref().unwrap();
-        for (i, &x) in sim.balls.pos.iter().enumerate() {
+        for (i, &x) in sim.balls().pos.iter().enumerate() {
             assert!(!cells.must_rebin(i, x), "ball {i} at step {}", sim.step);
         }
         rebinned += sim.motion_blocks.iter().map(|b| b.1).sum::<u32>();
@@ -360,7 +367,7 @@ fn sums_on(threads: usize, n: usize, steps: usize, regroup: bool) -> (Vec<Vec<u6
                 .flat_map(|s| &s.deferred)
                 .map(Vec::len)
                 .sum::<usize>();
-            let b = &sim.balls;
+            let b = sim.balls();
             let mut v = Vec::new();
             for i in 0..b.len() {
                 v.extend(b.force[i].to_array().map(f64::to_bits));

@@ -7,6 +7,7 @@
 //! Invariant: pairs are decided in (ball, wall, gap, facet) order,
 //! independent of slots and threads.
 
+use crate::body::{walls, BallsRef};
 use crate::cellspace::FACET;
 use crate::contact::{self, BATCH, CARRIED, RELEASED, SIDE_OFF};
 use crate::detect::*;
@@ -25,8 +26,9 @@ impl Simulation {
     /// interacting side, in slot order, each with whether it carried force
     /// last step (that mark is cleared here for every facet contact).
     pub(crate) fn wall_gaps(&mut self) -> Vec<Vec<(u32, bool)>> {
-        let balls = &self.balls;
-        let walls = &self.walls;
+        let balls = BallsRef::of(&self.world);
+        let (pos, radius) = (&*balls.pos, &*balls.radius);
+        let walls = &*walls(&self.world);
         let owner = &self.facet_owner;
         let mut overlapping = Vec::with_capacity(self.models.len());
         let threads = rayon::current_num_threads();
@@ -60,13 +62,13 @@ impl Simulation {
                         setup.flags &= !CARRIED;
                         let (wi, f) = owner[(b & !FACET) as usize];
                         let wall = &walls[wi as usize];
-                        let x = balls.pos[a as usize];
+                        let x = pos[a as usize];
                         if setup.flags & RELEASED != 0 {
                             // Open and released by its model: only whether it
                             // closes matters. A ball that cannot touch the
                             // facet stays open; its exact plane is refreshed
                             // only for output.
-                            let apart = wall.cannot_touch(f as usize, x, balls.radius[a as usize]);
+                            let apart = wall.cannot_touch(f as usize, x, radius[a as usize]);
                             if apart {
                                 plane.gap = f64::INFINITY;
                                 continue;
@@ -74,7 +76,7 @@ impl Simulation {
                         }
                         let was_overlapping = plane.gap < 0.0;
                         let (xf, region) = wall.closest_point(f as usize, x);
-                        plane.gap = (xf - x).length() - balls.radius[a as usize];
+                        plane.gap = (xf - x).length() - radius[a as usize];
                         // The side is chosen when the ball starts to overlap the
                         // facet and kept while it overlaps, so a ball entering
                         // through an inactive side passes without force.
@@ -130,7 +132,9 @@ impl Simulation {
         // nothing to merge or move), so it is marked at once; only balls
         // with several overlapping facet contacts are sorted into pairs.
         let touches = &mut self.wall_touches;
-        touches.resize(self.balls.len(), 0);
+        let balls = BallsRef::of(&self.world);
+        let walls = walls(&self.world);
+        touches.resize(balls.len(), 0);
         for (m, list) in self.models.iter().zip(overlapping) {
             for &(k, _) in list {
                 let t = &mut touches[m.store.end1[k as usize] as usize];
@@ -226,7 +230,7 @@ impl Simulation {
                 end += 1;
             }
             let group = &entries[start..end];
-            let wall = &self.walls[key.1 as usize];
+            let wall = &walls[key.1 as usize];
             pairs += 1;
             // A lone contact of a ball that touches several walls.
             if group.len() == 1 {
@@ -238,8 +242,8 @@ impl Simulation {
             }
             rows.clear();
             rows.extend(group.iter().map(|e| e.row));
-            let x = self.balls.pos[key.0 as usize];
-            let r = self.balls.radius[key.0 as usize];
+            let x = balls.pos[key.0 as usize];
+            let r = balls.radius[key.0 as usize];
             wall_logic::decide_into(wall, x, &rows, &mut scratch, &mut decision);
             // Proximity ids: inherited when unique among this step's, else new.
             let mut pc_ids = Vec::with_capacity(decision.proximity.len());

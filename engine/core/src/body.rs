@@ -1,0 +1,320 @@
+//! Bodies in the hecs world: their components, the archetype of each kind
+//! and the column views the stages read and write.
+//!
+//! Each body kind is one archetype of [`hecs::World`]: every ball is
+//! spawned with the same [`BallBundle`], every wall with the same
+//! [`WallBundle`], and nothing adds or removes a component afterwards, so
+//! all bodies of a kind live in one archetype, in the order they were
+//! added. A body's dense index (ball `i`, wall `w`) is its row in that
+//! archetype; bodies are never despawned during a run, so the index never
+//! changes. Hot loops borrow a kind's columns as slices
+//! ([`BallsRef`], [`BallsMut`]); no copy of body data lives outside the
+//! world.
+//!
+//! A new body kind (a rigid block: pose, orientation, full inertia, a
+//! shape id; a clump: the same with its pebbles) is a new bundle with a
+//! marker component and its own view; the stages then get one more
+//! archetype to loop over (see `docs/architecture.md`).
+
+use crate::balls::{BallInit, Fixity};
+use crate::math::Vec3;
+use crate::wall::Wall;
+use bytemuck::TransparentWrapper;
+use hecs::{Archetype, ArchetypeColumn, ArchetypeColumnMut, World};
+use std::ops::{Deref, DerefMut};
+
+/// A component that is one value per body, stored as a plain column: the
+/// views hand its column out as a slice of [`BodyColumn::Value`].
+pub trait BodyColumn: hecs::Component + TransparentWrapper<Self::Value> {
+    /// The value the component wraps.
+    type Value: 'static;
+}
+
+macro_rules! columns {
+    ($($(#[$doc:meta])* $name:ident($inner:ty);)+) => {$(
+        $(#[$doc])*
+        #[repr(transparent)]
+        #[derive(Clone, Copy, Debug, Default, PartialEq)]
+        pub struct $name(pub $inner);
+        // SAFETY: `$name` is `repr(transparent)` over `$inner`.
+        unsafe impl TransparentWrapper<$inner> for $name {}
+        impl BodyColumn for $name {
+            type Value = $inner;
+        }
+    )+};
+}
+
+columns! {
+    /// Centroid (m).
+    Position(Vec3);
+    /// Translational velocity (m/s), at the half step between positions.
+    Velocity(Vec3);
+    /// Angular velocity (rad/s), at the half step.
+    Spin(Vec3);
+    /// Radius of a ball (m).
+    Radius(f64);
+    /// Mass (kg).
+    Mass(f64);
+    /// Moment of inertia about any axis through the centroid, for bodies
+    /// whose inertia is isotropic (a ball: 2/5 m r^2) (kg m^2).
+    Inertia(f64);
+    /// 1 / mass (1/kg), kept so the law of motion multiplies.
+    InvMass(f64);
+    /// 1 / inertia (1/(kg m^2)).
+    InvInertia(f64);
+    /// Resultant contact force of the last cycle (N).
+    Force(Vec3);
+    /// Resultant contact moment about the centroid of the last cycle (N m).
+    Moment(Vec3);
+    /// Sum of the translational stiffnesses of active and could-be-active
+    /// contacts in the last cycle (N/m), for the automatic timestep.
+    Stiffness(f64);
+    /// Group id (an index into the simulation's group names).
+    Group(u16);
+    /// Local damping coefficient in [0, 1).
+    Damping(f64);
+    /// Degrees of freedom held fixed.
+    Fixed(Fixity);
+}
+
+/// A wall: its facets, motion and load.
+#[repr(transparent)]
+#[derive(Clone, Debug)]
+pub struct WallBody(pub Wall);
+// SAFETY: `WallBody` is `repr(transparent)` over `Wall`.
+unsafe impl TransparentWrapper<Wall> for WallBody {}
+impl BodyColumn for WallBody {
+    type Value = Wall;
+}
+
+/// Marker of the ball archetype.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ball;
+
+/// Everything a ball is made of; every ball is spawned with exactly this.
+#[derive(hecs::Bundle)]
+pub struct BallBundle {
+    ball: Ball,
+    pos: Position,
+    vel: Velocity,
+    spin: Spin,
+    radius: Radius,
+    mass: Mass,
+    inertia: Inertia,
+    inv_mass: InvMass,
+    inv_inertia: InvInertia,
+    force: Force,
+    moment: Moment,
+    stiffness: Stiffness,
+    group: Group,
+    damping: Damping,
+    fixity: Fixed,
+}
+
+impl BallBundle {
+    /// The components of a ball: mass `4/3 pi r^3 rho`, inertia
+    /// `2/5 m r^2`, zero sums.
+    pub fn new(b: &BallInit) -> BallBundle {
+        let mass = b.density * 4.0 / 3.0 * std::f64::consts::PI * b.radius.powi(3);
+        let inertia = 0.4 * mass * b.radius * b.radius;
+        BallBundle {
+            ball: Ball,
+            pos: Position(b.pos),
+            vel: Velocity(b.velocity),
+            spin: Spin(b.spin),
+            radius: Radius(b.radius),
+            mass: Mass(mass),
+            inertia: Inertia(inertia),
+            inv_mass: InvMass(1.0 / mass),
+            inv_inertia: InvInertia(1.0 / inertia),
+            force: Force(Vec3::ZERO),
+            moment: Moment(Vec3::ZERO),
+            stiffness: Stiffness(0.0),
+            group: Group(b.group),
+            damping: Damping(b.damping),
+            fixity: Fixed(b.fixity),
+        }
+    }
+}
+
+/// Everything a wall is made of; every wall is spawned with exactly this.
+#[derive(hecs::Bundle)]
+pub struct WallBundle {
+    wall: WallBody,
+    group: Group,
+}
+
+impl WallBundle {
+    /// The components of `wall` (its group is copied from the wall).
+    pub fn new(wall: Wall) -> WallBundle {
+        let group = Group(wall.group);
+        WallBundle {
+            wall: WallBody(wall),
+            group,
+        }
+    }
+}
+
+/// The archetype that holds the bodies with marker `M`, if any was spawned.
+fn archetype_of<M: hecs::Component>(world: &World) -> Option<&Archetype> {
+    world.archetypes().find(|a| a.has::<M>() && !a.is_empty())
+}
+
+/// One component column of a kind, borrowed shared, read as a slice of
+/// its values (empty when the kind has no bodies).
+pub struct Col<'w, T: BodyColumn>(Option<ArchetypeColumn<'w, T>>);
+
+impl<T: BodyColumn> Deref for Col<'_, T> {
+    type Target = [T::Value];
+    #[inline]
+    fn deref(&self) -> &[T::Value] {
+        match &self.0 {
+            Some(c) => T::peel_slice(c),
+            None => &[],
+        }
+    }
+}
+
+/// One component column of a kind, borrowed exclusively, as a slice.
+pub struct ColMut<'w, T: BodyColumn>(Option<ArchetypeColumnMut<'w, T>>);
+
+impl<T: BodyColumn> Deref for ColMut<'_, T> {
+    type Target = [T::Value];
+    #[inline]
+    fn deref(&self) -> &[T::Value] {
+        match &self.0 {
+            Some(c) => T::peel_slice(c),
+            None => &[],
+        }
+    }
+}
+
+impl<T: BodyColumn> DerefMut for ColMut<'_, T> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [T::Value] {
+        match &mut self.0 {
+            Some(c) => T::peel_slice_mut(c),
+            None => &mut [],
+        }
+    }
+}
+
+fn col<'w, T: BodyColumn>(a: Option<&'w Archetype>) -> Col<'w, T> {
+    Col(a.and_then(|a| a.get::<&T>()))
+}
+
+fn col_mut<'w, T: BodyColumn>(a: Option<&'w Archetype>) -> ColMut<'w, T> {
+    ColMut(a.and_then(|a| a.get::<&mut T>()))
+}
+
+macro_rules! ball_view {
+    ($(#[$doc:meta])* $view:ident, $col:ident, $get:ident) => {
+        $(#[$doc])*
+        pub struct $view<'w> {
+            /// Centroid (m).
+            pub pos: $col<'w, Position>,
+            /// Velocity (m/s), half step.
+            pub vel: $col<'w, Velocity>,
+            /// Angular velocity (rad/s), half step.
+            pub spin: $col<'w, Spin>,
+            /// Radius (m).
+            pub radius: $col<'w, Radius>,
+            /// Mass (kg).
+            pub mass: $col<'w, Mass>,
+            /// Moment of inertia, 2/5 m r^2 (kg m^2).
+            pub inertia: $col<'w, Inertia>,
+            /// 1 / mass (1/kg).
+            pub inv_mass: $col<'w, InvMass>,
+            /// 1 / inertia (1/(kg m^2)).
+            pub inv_inertia: $col<'w, InvInertia>,
+            /// Resultant contact force of the last cycle (N).
+            pub force: $col<'w, Force>,
+            /// Resultant contact moment of the last cycle (N m).
+            pub moment: $col<'w, Moment>,
+            /// Timestep stiffness sum of the last cycle (N/m).
+            pub stiffness: $col<'w, Stiffness>,
+            /// Group id.
+            pub group: $col<'w, Group>,
+            /// Local damping coefficient.
+            pub damping: $col<'w, Damping>,
+            /// Fixed degrees of freedom.
+            pub fixity: $col<'w, Fixed>,
+        }
+
+        impl<'w> $view<'w> {
+            /// The columns of the ball archetype of `world`.
+            ///
+            /// # Panics
+            /// If a column is borrowed elsewhere in a conflicting way.
+            pub fn of(world: &'w World) -> Self {
+                let a = archetype_of::<Ball>(world);
+                $view {
+                    pos: $get(a),
+                    vel: $get(a),
+                    spin: $get(a),
+                    radius: $get(a),
+                    mass: $get(a),
+                    inertia: $get(a),
+                    inv_mass: $get(a),
+                    inv_inertia: $get(a),
+                    force: $get(a),
+                    moment: $get(a),
+                    stiffness: $get(a),
+                    group: $get(a),
+                    damping: $get(a),
+                    fixity: $get(a),
+                }
+            }
+
+            /// Number of balls.
+            pub fn len(&self) -> usize {
+                self.pos.len()
+            }
+
+            /// Whether there are no balls.
+            pub fn is_empty(&self) -> bool {
+                self.pos.is_empty()
+            }
+
+            /// Total kinetic energy, translational plus rotational (J),
+            /// with the half-step velocities.
+            pub fn kinetic_energy(&self) -> f64 {
+                (0..self.len())
+                    .map(|i| {
+                        0.5 * self.mass[i] * self.vel[i].length_squared()
+                            + 0.5 * self.inertia[i] * self.spin[i].length_squared()
+                    })
+                    .sum()
+            }
+
+            /// Total linear momentum (kg m/s).
+            pub fn momentum(&self) -> Vec3 {
+                (0..self.len()).map(|i| self.vel[i] * self.mass[i]).sum()
+            }
+        }
+    };
+}
+
+ball_view!(
+    /// Every ball's columns, borrowed shared from the world.
+    BallsRef,
+    Col,
+    col
+);
+ball_view!(
+    /// Every ball's columns, borrowed exclusively from the world (each
+    /// column separately, so a stage can hold several at once).
+    BallsMut,
+    ColMut,
+    col_mut
+);
+
+/// Every wall, borrowed shared from the world, in index order.
+pub fn walls(world: &World) -> Col<'_, WallBody> {
+    col(archetype_of::<WallBody>(world))
+}
+
+/// Every wall, borrowed exclusively from the world, in index order.
+pub fn walls_mut(world: &World) -> ColMut<'_, WallBody> {
+    col_mut(archetype_of::<WallBody>(world))
+}

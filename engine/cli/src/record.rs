@@ -2,7 +2,6 @@
 //! contact, ball or wall at the recorded step). The column set is fixed for
 //! a run, so every frame of a table has the same schema.
 
-use talus_core::cellspace::FACET;
 use talus_core::geometry::Region;
 use talus_core::{Simulation, Vec3};
 use talus_output::{Column, Frame};
@@ -88,10 +87,10 @@ impl Recorder {
                 let p = &st.plane[k];
                 let o = &st.output[k];
                 id.push(st.id[k]);
-                end1.push(st.end1[k] as u64 + 1);
+                end1.push(st.end1[k].index() as u64 + 1);
                 let b = st.end2[k];
-                if b & FACET != 0 {
-                    let (w, f) = sim.facet_owner[(b & !FACET) as usize];
+                if b.is_facet() {
+                    let (w, f) = sim.facet_owner[b.index()];
                     kind.push("ball-facet".to_string());
                     end2.push(f as u64);
                     body2.push(sim.walls()[w as usize].id);
@@ -99,8 +98,8 @@ impl Recorder {
                     region.push(Region::from_code(p.region).name().to_string());
                 } else {
                     kind.push("ball-ball".to_string());
-                    end2.push(b as u64 + 1);
-                    body2.push(b as u64 + 1);
+                    end2.push(b.index() as u64 + 1);
+                    body2.push(b.index() as u64 + 1);
                     facet.push(-1);
                     region.push(String::new());
                 }

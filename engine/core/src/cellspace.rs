@@ -13,6 +13,7 @@
 //! cell contents or thread count.
 
 use crate::math::{Aabb, Vec3};
+use crate::piece::Piece;
 use rayon::prelude::*;
 
 /// Moved pieces from which [`CellSpace::candidates`] works in parallel.
@@ -21,10 +22,6 @@ const PARALLEL_MOVED: usize = 32;
 /// Candidate pairs from which they are sorted in parallel (below, a split
 /// costs more than it saves).
 const PARALLEL_SORT: usize = 1 << 14;
-
-/// Tag bit marking a piece reference as a wall facet (global facet index in
-/// the low bits); without it the reference is a ball index.
-pub const FACET: u32 = 1 << 31;
 
 /// Cell coordinate range covered by an extent, inclusive.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -39,7 +36,7 @@ pub struct CellSpace {
     origin: Vec3,
     inv_size: f64,
     dims: [i32; 3],
-    cells: Vec<Vec<u32>>,
+    cells: Vec<Vec<Piece>>,
     /// Tolerance added on every side of a piece extent (m).
     pub tolerance: f64,
     /// Cell extent of every ball.
@@ -54,7 +51,7 @@ pub struct CellSpace {
     pub facet_extent: Vec<Aabb>,
     facet_range: Vec<CellRange>,
     /// Pieces re-binned since the last call to [`CellSpace::candidates`].
-    moved: Vec<u32>,
+    moved: Vec<Piece>,
     /// The same as marks per ball and per facet.
     ball_moved: Vec<bool>,
     facet_moved: Vec<bool>,
@@ -145,21 +142,21 @@ impl CellSpace {
 
     /// The cell range of a piece reference.
     #[inline]
-    fn range_of_piece(&self, piece: u32) -> CellRange {
-        if piece & FACET != 0 {
-            self.facet_range[(piece & !FACET) as usize]
+    fn range_of_piece(&self, piece: Piece) -> CellRange {
+        if piece.is_facet() {
+            self.facet_range[piece.index()]
         } else {
-            self.ball_range[piece as usize]
+            self.ball_range[piece.index()]
         }
     }
 
-    fn bin(&mut self, piece: u32, r: CellRange) {
+    fn bin(&mut self, piece: Piece, r: CellRange) {
         let dims = self.dims;
         let cells = &mut self.cells;
         Self::for_cells(dims, r, |c| cells[c].push(piece));
     }
 
-    fn unbin(&mut self, piece: u32, r: CellRange) {
+    fn unbin(&mut self, piece: Piece, r: CellRange) {
         let dims = self.dims;
         let cells = &mut self.cells;
         Self::for_cells(dims, r, |c| {
@@ -178,8 +175,8 @@ impl CellSpace {
         self.ball_ref.push(centre);
         self.ball_reach.push(radius + self.tolerance);
         self.ball_range.push(r);
-        self.bin(index, r);
-        self.moved.push(index);
+        self.bin(Piece::ball(index), r);
+        self.moved.push(Piece::ball(index));
         self.ball_moved.push(true);
     }
 
@@ -190,8 +187,8 @@ impl CellSpace {
         let r = self.range_of(&ce);
         self.facet_extent.push(ce);
         self.facet_range.push(r);
-        self.bin(FACET | index, r);
-        self.moved.push(FACET | index);
+        self.bin(Piece::facet(index), r);
+        self.moved.push(Piece::facet(index));
         self.facet_moved.push(true);
     }
 
@@ -221,12 +218,12 @@ impl CellSpace {
         let r = self.range_of(&ce);
         let old = self.ball_range[i];
         if r != old {
-            self.unbin(i as u32, old);
-            self.bin(i as u32, r);
+            self.unbin(Piece::ball(i as u32), old);
+            self.bin(Piece::ball(i as u32), r);
         }
         self.ball_extent[i] = ce;
         self.ball_range[i] = r;
-        self.moved.push(i as u32);
+        self.moved.push(Piece::ball(i as u32));
         self.ball_moved[i] = true;
         self.rebins += 1;
         true
@@ -241,12 +238,12 @@ impl CellSpace {
         let r = self.range_of(&ce);
         let old = self.facet_range[g];
         if r != old {
-            self.unbin(FACET | g as u32, old);
-            self.bin(FACET | g as u32, r);
+            self.unbin(Piece::facet(g as u32), old);
+            self.bin(Piece::facet(g as u32), r);
         }
         self.facet_extent[g] = ce;
         self.facet_range[g] = r;
-        self.moved.push(FACET | g as u32);
+        self.moved.push(Piece::facet(g as u32));
         self.facet_moved[g] = true;
         self.rebins += 1;
         true
@@ -261,21 +258,21 @@ impl CellSpace {
     /// [`CellSpace::candidates`]; only pairs with such a piece can have
     /// stopped being [`CellSpace::near`].
     #[inline]
-    pub fn moved(&self, piece: u32) -> bool {
-        if piece & FACET != 0 {
-            self.facet_moved[(piece & !FACET) as usize]
+    pub fn moved(&self, piece: Piece) -> bool {
+        if piece.is_facet() {
+            self.facet_moved[piece.index()]
         } else {
-            self.ball_moved[piece as usize]
+            self.ball_moved[piece.index()]
         }
     }
 
     /// Cell extent of a piece reference.
     #[inline]
-    pub fn extent(&self, piece: u32) -> &Aabb {
-        if piece & FACET != 0 {
-            &self.facet_extent[(piece & !FACET) as usize]
+    pub fn extent(&self, piece: Piece) -> &Aabb {
+        if piece.is_facet() {
+            &self.facet_extent[piece.index()]
         } else {
-            &self.ball_extent[piece as usize]
+            &self.ball_extent[piece.index()]
         }
     }
 
@@ -283,10 +280,10 @@ impl CellSpace {
     /// the enlarged spheres of two balls overlap, or the cell extents of a
     /// ball and a facet do.
     #[inline]
-    pub fn near(&self, a: u32, b: u32) -> bool {
-        if a & FACET == 0 && b & FACET == 0 {
-            let (pa, ra) = (self.ball_ref[a as usize], self.ball_reach[a as usize]);
-            let (pb, rb) = (self.ball_ref[b as usize], self.ball_reach[b as usize]);
+    pub fn near(&self, a: Piece, b: Piece) -> bool {
+        if a.is_ball() && b.is_ball() {
+            let (pa, ra) = (self.ball_ref[a.index()], self.ball_reach[a.index()]);
+            let (pb, rb) = (self.ball_ref[b.index()], self.ball_reach[b.index()]);
             (pa - pb).length_squared() <= (ra + rb) * (ra + rb)
         } else {
             self.extent(a).overlaps(self.extent(b))
@@ -297,18 +294,18 @@ impl CellSpace {
     /// sorted and without duplicates. `a` is always a ball; `b` is a ball
     /// with a larger index or a facet reference. Facet-facet pairs are never
     /// produced (walls do not interact).
-    pub fn candidates(&mut self, out: &mut Vec<(u32, u32)>) {
+    pub fn candidates(&mut self, out: &mut Vec<(Piece, Piece)>) {
         out.clear();
         let moved = std::mem::take(&mut self.moved);
         // Each moved piece's pairs are found independently (in parallel
         // when many moved); the order of the list comes from the sort.
         let this = &*self;
-        let pairs_of = |pairs: &mut Vec<(u32, u32)>, p: u32| {
+        let pairs_of = |pairs: &mut Vec<(Piece, Piece)>, p: Piece| {
             let range = this.range_of_piece(p);
             let ext = *this.extent(p);
             Self::for_cells_at(this.dims, range, |c, at| {
                 for &q in &this.cells[c] {
-                    if q == p || (p & FACET != 0 && q & FACET != 0) {
+                    if q == p || (p.is_facet() && q.is_facet()) {
                         continue;
                     }
                     // Two pieces share every cell of the overlap of their
@@ -321,9 +318,9 @@ impl CellSpace {
                         continue;
                     }
                     // Normalise: the ball first; two balls by index.
-                    let pair = if p & FACET != 0 {
+                    let pair = if p.is_facet() {
                         (q, p)
-                    } else if q & FACET != 0 {
+                    } else if q.is_facet() {
                         (p, q)
                     } else {
                         (p.min(q), p.max(q))
@@ -358,10 +355,10 @@ impl CellSpace {
         }
         out.dedup();
         for &p in &moved {
-            if p & FACET != 0 {
-                self.facet_moved[(p & !FACET) as usize] = false;
+            if p.is_facet() {
+                self.facet_moved[p.index()] = false;
             } else {
-                self.ball_moved[p as usize] = false;
+                self.ball_moved[p.index()] = false;
             }
         }
         self.moved = moved;
@@ -378,18 +375,20 @@ mod tests {
     /// Every pair with a moved piece that is `near`, by brute force over
     /// all pairs, normalised as `candidates` gives them (ball first; two
     /// balls by index). Facets never move here.
-    fn brute(cs: &CellSpace, moved: &[bool], n_facets: usize) -> Vec<(u32, u32)> {
+    fn brute(cs: &CellSpace, moved: &[bool], n_facets: usize) -> Vec<(Piece, Piece)> {
         let n = moved.len() as u32;
         let mut pairs = Vec::new();
         for a in 0..n {
             for b in a + 1..n {
-                if (moved[a as usize] || moved[b as usize]) && cs.near(a, b) {
-                    pairs.push((a, b));
+                if (moved[a as usize] || moved[b as usize])
+                    && cs.near(Piece::ball(a), Piece::ball(b))
+                {
+                    pairs.push((Piece::ball(a), Piece::ball(b)));
                 }
             }
             for g in 0..n_facets as u32 {
-                if moved[a as usize] && cs.near(a, FACET | g) {
-                    pairs.push((a, FACET | g));
+                if moved[a as usize] && cs.near(Piece::ball(a), Piece::facet(g)) {
+                    pairs.push((Piece::ball(a), Piece::facet(g)));
                 }
             }
         }
@@ -438,7 +437,7 @@ mod tests {
         // Facet-facet pairs are never candidates; pairs of a ball and a
         // facet come from the ball's side or the facet's, once.
         assert_eq!(out, all);
-        assert!(out.iter().any(|&(_, b)| b & FACET != 0));
+        assert!(out.iter().any(|&(_, b)| b.is_facet()));
         for moving in [5, 200] {
             let mut moved = vec![false; n];
             for _ in 0..moving {

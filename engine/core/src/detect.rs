@@ -8,17 +8,12 @@
 //! in sorted pair order, so ids do not depend on the thread count.
 
 use crate::body::{walls, BallsRef};
-use crate::cellspace::FACET;
 use crate::contact::{ContactStore, BATCH, RELEASED};
 use crate::pass::segments::*;
+use crate::piece::pair_key;
 use crate::sim::*;
 use crate::team::{self};
 use rayon::prelude::*;
-
-#[inline]
-pub(crate) fn pair_key(a: u32, b: u32) -> u64 {
-    ((a as u64) << 32) | b as u64
-}
 
 impl Simulation {
     /// Contact detection: re-bin moved pieces, drop contacts whose cell
@@ -95,21 +90,21 @@ impl Simulation {
             if self.contact_pairs.contains(&key) {
                 continue;
             }
-            let ga = balls.group[a as usize];
-            let gb = if b & FACET != 0 {
-                walls[self.facet_owner[(b & !FACET) as usize].0 as usize].group
+            let ga = balls.group[a.index()];
+            let gb = if b.is_facet() {
+                walls[self.facet_owner[b.index()].0 as usize].group
             } else {
-                balls.group[b as usize]
+                balls.group[b.index()]
             };
             let Some(&(m, set)) = self.assignment.get(&(ga.min(gb), ga.max(gb))) else {
                 // Unassigned pairs are refused before step 0; nothing to do.
                 continue;
             };
-            let ma = balls.mass[a as usize];
-            let mc = if b & FACET != 0 {
+            let ma = balls.mass[a.index()];
+            let mc = if b.is_facet() {
                 ma
             } else {
-                let mb = balls.mass[b as usize];
+                let mb = balls.mass[b.index()];
                 ma * mb / (ma + mb)
             };
             let id = self.next_contact_id;
@@ -171,7 +166,7 @@ pub(crate) const KIND_SAMPLE: u64 = 16;
 /// The kind of the contact in `slot` for the order of a store's slots:
 /// ball-ball (0, 1) or ball-facet (2, 3), busy (0, 2) or released (1, 3).
 pub(crate) fn contact_kind(st: &ContactStore, slot: usize) -> usize {
-    usize::from(st.end2[slot] & FACET != 0) * 2 + usize::from(st.setup[slot].flags & RELEASED != 0)
+    usize::from(st.end2[slot].is_facet()) * 2 + usize::from(st.setup[slot].flags & RELEASED != 0)
 }
 
 /// Each model's plan of the contact pass, if it has one yet.

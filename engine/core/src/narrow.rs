@@ -7,9 +7,9 @@
 //! Invariants: n points from end1 to end2, n = s x t, gap < 0 is overlap.
 
 use crate::body::{walls, BallsRef};
-use crate::cellspace::FACET;
 use crate::contact::{self, EndMotion, BATCH, ENGINE_BITS, RELEASED};
 use crate::math::Vec3;
+use crate::piece::Piece;
 use crate::sim::*;
 use crate::wall::Wall;
 use rayon::prelude::*;
@@ -45,16 +45,16 @@ impl Simulation {
                     if setup.flags & RELEASED == 0 {
                         return;
                     }
-                    let a = a as usize;
+                    let a = a.index();
                     let (x, r) = (pos[a], radius[a]);
-                    let (n, gap, xc) = if b & FACET != 0 {
-                        let (wi, f) = owner[(b & !FACET) as usize];
+                    let (n, gap, xc) = if b.is_facet() {
+                        let (wi, f) = owner[b.index()];
                         let wall = &walls[wi as usize];
                         let (xf, region) = wall.closest_point(f as usize, x);
                         plane.region = region.code();
                         contact::plane_ball_facet(x, r, xf, wall.normals[f as usize])
                     } else {
-                        let b = b as usize;
+                        let b = b.index();
                         contact::plane_ball_ball(x, r, pos[b], radius[b], plane.n)
                     };
                     plane.n = n;
@@ -76,23 +76,23 @@ pub(crate) fn resolve_one(
     owner: &[(u32, u32)],
     plane: &mut contact::Plane,
     setup: &contact::Setup,
-    a: u32,
-    b: u32,
+    a: Piece,
+    b: Piece,
     dt: f64,
     overlap_only: bool,
     input: &mut ContactInput,
 ) -> bool {
-    let a = a as usize;
+    let a = a.index();
     let ra = kin.radius[a];
     let xa = kin.pos[a];
     let open_released = overlap_only && setup.flags & RELEASED != 0;
-    let (n, gap, xc, e2, region, rb) = if b & FACET != 0 {
+    let (n, gap, xc, e2, region, rb) = if b.is_facet() {
         // `wall_gaps` found the closest facet point, its region and the gap
         // this step and left the point in `xc`.
         if open_released && plane.gap > 0.0 {
             return false;
         }
-        let (wi, f) = owner[(b & !FACET) as usize];
+        let (wi, f) = owner[b.index()];
         let wall = &walls[wi as usize];
         let (n, gap, xc) = contact::plane_ball_facet(xa, ra, plane.xc, wall.normals[f as usize]);
         let e2 = if wall.vertex_velocity.is_empty() {
@@ -112,7 +112,7 @@ pub(crate) fn resolve_one(
         };
         (n, gap, xc, e2, plane.region, 0.0)
     } else {
-        let b = b as usize;
+        let b = b.index();
         let rb = kin.radius[b];
         let xb = kin.pos[b];
         if open_released {

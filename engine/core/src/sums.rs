@@ -7,11 +7,11 @@
 //! thread count. Walls sum chunk by chunk.
 
 use crate::body::{walls, BallsRef};
-use crate::cellspace::FACET;
 use crate::contact::{self};
 use crate::error::StepError;
 use crate::math::Vec3;
 use crate::narrow::*;
+use crate::piece::Piece;
 use crate::sim::*;
 use crate::wall::Wall;
 use std::marker::PhantomData;
@@ -268,8 +268,8 @@ pub(crate) fn apply(
     owner: &[(u32, u32)],
     p: &contact::Plane,
     o: &ContactOutput,
-    a: u32,
-    b: u32,
+    a: Piece,
+    b: Piece,
 ) -> contact::Applied {
     if o.status != STATUS_ACTIVE {
         let stiffness = if o.status == STATUS_INACTIVE {
@@ -292,9 +292,9 @@ pub(crate) fn apply(
     } else {
         p.n * o.moment[0] + p.s * o.moment[1] + p.t * o.moment[2]
     };
-    let (torque1, torque2) = if b & FACET != 0 {
-        let x1 = kin.pos[a as usize];
-        let x2 = walls[owner[(b & !FACET) as usize].0 as usize].centre;
+    let (torque1, torque2) = if b.is_facet() {
+        let x1 = kin.pos[a.index()];
+        let x2 = walls[owner[b.index()].0 as usize].centre;
         ((p.xc - x1).cross(f), (p.xc - x2).cross(f))
     } else {
         // Two balls: the lever arms are `xc - x1 = l1 n` and
@@ -304,8 +304,8 @@ pub(crate) fn apply(
         let half_gap = 0.5 * p.gap;
         let nf = p.t * o.force[1] - p.s * o.force[2];
         (
-            nf * (kin.radius[a as usize] + half_gap),
-            nf * -(kin.radius[b as usize] + half_gap),
+            nf * (kin.radius[a.index()] + half_gap),
+            nf * -(kin.radius[b.index()] + half_gap),
         )
     };
     contact::Applied {

@@ -299,7 +299,7 @@ fn recorded_planes_of_open_contacts_match_the_positions() {
     let st = &sim.models[0].store;
     let mut open = 0;
     for k in 0..st.len() {
-        let (a, b) = (st.end1[k] as usize, st.end2[k] as usize);
+        let (a, b) = (st.end1[k].index(), st.end2[k].index());
         let d = sim.balls().pos[b] - sim.balls().pos[a];
         let gap = d.length() - 2.0 * RADIUS;
         assert_eq!(st.plane[k].gap, gap, "contact {k}");

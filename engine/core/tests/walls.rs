@@ -27,12 +27,12 @@ fn facet_contacts(sim: &Simulation) -> Vec<FacetContact> {
         let st = &m.store;
         for k in 0..st.len() {
             let b = st.end2[k];
-            if b & talus_core::cellspace::FACET == 0 {
+            if b.is_ball() {
                 continue;
             }
             let (linked_to, proximity) = sim.wall_links(mi, k);
             out.push(FacetContact {
-                facet: sim.facet_owner[(b & !talus_core::cellspace::FACET) as usize].1,
+                facet: sim.facet_owner[b.index()].1,
                 id: st.id[k],
                 active: st.output[k].status == talus_sdk::STATUS_ACTIVE,
                 gap: st.plane[k].gap,

@@ -8,6 +8,7 @@
 //! reach a model.
 
 use super::Plane;
+use crate::piece::Piece;
 use talus_sdk::{flags, ContactOutput, STATUS_ACTIVE, STATUS_INACTIVE};
 
 /// Engine-owned bit of a contact's flags (never shown to models): the
@@ -64,10 +65,10 @@ pub struct Setup {
 pub struct ContactStore {
     /// Stable contact id.
     pub id: Vec<u64>,
-    /// end1: a ball index.
-    pub end1: Vec<u32>,
-    /// end2: a ball index or a facet reference (see [`crate::cellspace::FACET`]).
-    pub end2: Vec<u32>,
+    /// end1: always a ball.
+    pub end1: Vec<Piece>,
+    /// end2: a ball or a wall facet.
+    pub end2: Vec<Piece>,
     /// Contact plane and gap.
     pub plane: Vec<Plane>,
     /// Effective mass, property set and flags.
@@ -138,15 +139,15 @@ impl ContactStore {
     }
 
     /// Appends a contact with zeroed state; returns its slot.
-    pub fn push(&mut self, id: u64, end1: u32, end2: u32, prop_set: u32, mass: f64) -> usize {
+    pub fn push(&mut self, id: u64, end1: Piece, end2: Piece, prop_set: u32, mass: f64) -> usize {
         self.changed = true;
         self.arrived.push(self.id.len() as u32);
         self.id.push(id);
         self.end1.push(end1);
         self.end2.push(end2);
-        self.n_facet += usize::from(end2 & crate::cellspace::FACET != 0);
+        self.n_facet += usize::from(end2.is_facet());
         self.plane.push(Plane::default());
-        let facet = if end2 & crate::cellspace::FACET != 0 {
+        let facet = if end2.is_facet() {
             flags::END2_FACET
         } else {
             0
@@ -293,7 +294,7 @@ impl ContactStore {
         self.id.swap_remove(slot);
         self.end1.swap_remove(slot);
         let end2 = self.end2.swap_remove(slot);
-        self.n_facet -= usize::from(end2 & crate::cellspace::FACET != 0);
+        self.n_facet -= usize::from(end2.is_facet());
         self.plane.swap_remove(slot);
         self.setup.swap_remove(slot);
         self.output.swap_remove(slot);
@@ -328,7 +329,7 @@ mod tests {
     pub(crate) fn swap_remove_moves_the_last_state_block() {
         let mut st = ContactStore::new(2);
         for i in 0..3 {
-            let k = st.push(i, 0, 1, 0, 1.0);
+            let k = st.push(i, Piece::ball(0), Piece::ball(1), 0, 1.0);
             st.state[k * 2] = i as f64;
             st.state[k * 2 + 1] = 10.0 + i as f64;
         }
@@ -341,15 +342,20 @@ mod tests {
     /// number `k` (id `100 + k`); every fifth has a facet as end2 and
     /// those with `k % 7 < 3` carry flag bit 20.
     pub(crate) fn numbered_store(n: usize) -> ContactStore {
-        use crate::cellspace::FACET;
         let mut st = ContactStore::new(2);
         for k in 0..n {
             let end2 = if k % 5 == 0 {
-                FACET | k as u32
+                Piece::facet(k as u32)
             } else {
-                k as u32 + 1
+                Piece::ball(k as u32 + 1)
             };
-            let slot = st.push(100 + k as u64, k as u32, end2, (k % 3) as u32, k as f64);
+            let slot = st.push(
+                100 + k as u64,
+                Piece::ball(k as u32),
+                end2,
+                (k % 3) as u32,
+                k as f64,
+            );
             st.plane[slot].gap = k as f64;
             st.output[slot].force[0] = k as f64;
             st.carry[slot] = (k % 3) as u8;
@@ -362,8 +368,7 @@ mod tests {
     }
 
     pub(crate) fn facet_then_flag(st: &ContactStore, k: usize) -> usize {
-        usize::from(st.end2[k] & crate::cellspace::FACET != 0) * 2
-            + usize::from(st.setup[k].flags & (1 << 20) != 0)
+        usize::from(st.end2[k].is_facet()) * 2 + usize::from(st.setup[k].flags & (1 << 20) != 0)
     }
 
     #[test]
@@ -375,7 +380,7 @@ mod tests {
         for slot in 0..n {
             let k = number(slot);
             assert_eq!(slot / BATCH, k / BATCH, "slot {slot} left its chunk");
-            assert_eq!(st.end1[slot], k as u32);
+            assert_eq!(st.end1[slot], Piece::ball(k as u32));
             assert_eq!(st.setup[slot].mass, k as f64);
             assert_eq!(st.setup[slot].prop_set, (k % 3) as u32);
             assert_eq!(st.plane[slot].gap, k as f64);

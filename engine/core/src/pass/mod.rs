@@ -9,13 +9,13 @@
 //! whatever the thread count (see [`Simulation::resolve_and_forces`]).
 
 use crate::body::{walls, walls_mut, BallsMut};
-use crate::cellspace::FACET;
 use crate::contact::{self, ContactStore, BATCH, CARRIED, CARRY_FORCE, CARRY_STIFFNESS, RELEASED};
 use crate::error::StepError;
 use crate::math::Vec3;
 use crate::motion::*;
 use crate::narrow::*;
 use crate::pass::segments::*;
+use crate::piece::Piece;
 use crate::sim::*;
 use crate::sums::*;
 use crate::team::{self};
@@ -275,8 +275,8 @@ pub(crate) struct Chunk<'a> {
     pub(crate) output: &'a mut [ContactOutput],
     pub(crate) state: &'a mut [f64],
     pub(crate) carry: &'a mut [u8],
-    pub(crate) end1: &'a [u32],
-    pub(crate) end2: &'a [u32],
+    pub(crate) end1: &'a [Piece],
+    pub(crate) end2: &'a [Piece],
 }
 
 impl ContactStore {
@@ -285,7 +285,7 @@ impl ContactStore {
     pub(crate) fn chunks<'a>(
         &'a mut self,
         lone: &'a [u64],
-    ) -> (Vec<Chunk<'a>>, &'a [u32], &'a [u32]) {
+    ) -> (Vec<Chunk<'a>>, &'a [Piece], &'a [Piece]) {
         let stride = self.stride;
         let (end1, end2) = (&self.end1[..], &self.end2[..]);
         let chunks = self
@@ -491,11 +491,23 @@ impl ChunkPass<'_> {
                 }
                 let ap = apply(&self.kin, self.walls, self.owner, plane, out, a, b);
                 sums.check += ap.force + ap.torque1 + ap.torque2;
-                sums.ball(a, End::One, ap.force, ap.torque1, ap.stiffness);
-                if b & FACET == 0 {
-                    sums.ball(b, End::Two, ap.force, ap.torque2, ap.stiffness);
+                sums.ball(
+                    a.index() as u32,
+                    End::One,
+                    ap.force,
+                    ap.torque1,
+                    ap.stiffness,
+                );
+                if b.is_ball() {
+                    sums.ball(
+                        b.index() as u32,
+                        End::Two,
+                        ap.force,
+                        ap.torque2,
+                        ap.stiffness,
+                    );
                 } else if *carry >= CARRY_FORCE {
-                    sums.wall(self.owner[(b & !FACET) as usize].0, ap.force, ap.torque2);
+                    sums.wall(self.owner[b.index()].0, ap.force, ap.torque2);
                 }
             }
         }

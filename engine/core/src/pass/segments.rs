@@ -2,7 +2,6 @@
 //! each ball the one segment that reaches it (which may add to its sums
 //! directly) or the mark that several do (their contributions wait).
 
-use crate::cellspace::FACET;
 use crate::contact::{ContactStore, BATCH, RELEASED};
 use crate::motion::*;
 use crate::team::{self};
@@ -122,9 +121,11 @@ impl SegmentPlan {
             bits.resize(n_balls.div_ceil(64), 0);
             let slots = bounds[k] * BATCH..(bounds[k + 1] * BATCH).min(store.len());
             for (&a, &b) in store.end1[slots.clone()].iter().zip(&store.end2[slots]) {
-                bits[a as usize / 64] |= 1 << (a % 64);
-                if b & FACET == 0 {
-                    bits[b as usize / 64] |= 1 << (b % 64);
+                let a = a.index();
+                bits[a / 64] |= 1 << (a % 64);
+                if b.is_ball() {
+                    let b = b.index();
+                    bits[b / 64] |= 1 << (b % 64);
                 }
             }
         });
@@ -173,8 +174,8 @@ impl SegmentPlan {
             let chunk = slot / BATCH;
             let k = self.bounds.partition_point(|&b| b <= chunk) - 1;
             for end in [store.end1[slot], store.end2[slot]] {
-                if end & FACET == 0 {
-                    let f = &mut self.only[end as usize];
+                if end.is_ball() {
+                    let f = &mut self.only[end.index()];
                     if *f == UNTOUCHED {
                         *f = k as u8;
                     } else if *f != k as u8 {

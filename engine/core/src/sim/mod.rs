@@ -12,6 +12,7 @@ use crate::error::SetupError;
 use crate::math::Vec3;
 use crate::pass::segments::*;
 use crate::pass::*;
+use crate::piece::Piece;
 use crate::step::*;
 use crate::team::Team;
 use crate::timestep::*;
@@ -79,7 +80,7 @@ pub struct Simulation {
     /// (model, slot) -> (linked-to contact id, proximity id), 0 for none.
     pub(crate) wall_info: FxHashMap<(u16, u32), (u64, u64)>,
     pub(crate) cells: Option<CellSpace>,
-    pub(crate) candidates: Vec<(u32, u32)>,
+    pub(crate) candidates: Vec<(Piece, Piece)>,
     /// Per-segment buffers of the contact pass, reused from step to step.
     pub(crate) segments: Vec<Segment>,
     /// Per model: the segment of each ball's first contact.

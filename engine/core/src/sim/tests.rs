@@ -3,13 +3,13 @@
 
 use crate::balls::BallInit;
 use crate::body::{BallBundle, BallsRef};
-use crate::cellspace::FACET;
 use crate::contact::{self, ContactStore, BATCH, CARRIED, RELEASED};
-use crate::detect::*;
 use crate::math::Vec3;
 use crate::narrow::*;
 use crate::pass::segments::*;
 use crate::pass::*;
+use crate::piece::pair_key;
+use crate::piece::Piece;
 use crate::sim::*;
 use crate::wall::Wall;
 use std::time::Instant;
@@ -102,7 +102,7 @@ fn a_lone_facet_contact_is_marked_as_carrying_its_load() {
     for _ in 0..3 {
         sim.cycle().unwrap();
         let st = &sim.models[0].store;
-        let slots: Vec<usize> = (0..st.len()).filter(|&k| st.end2[k] & FACET != 0).collect();
+        let slots: Vec<usize> = (0..st.len()).filter(|&k| st.end2[k].is_facet()).collect();
         let overlapping: Vec<usize> = slots
             .iter()
             .copied()
@@ -207,8 +207,8 @@ fn an_idle_input_carries_a_nan_gap_and_the_linear_model_repeats_its_release() {
         &[],
         &mut plane,
         &setup,
-        0,
-        1,
+        Piece::ball(0),
+        Piece::ball(1),
         1e-6,
         true,
         &mut input,
@@ -400,8 +400,8 @@ fn reach(st: &ContactStore, bounds: &[usize], n_balls: usize) -> Vec<u8> {
     for k in 0..bounds.len() - 1 {
         for slot in bounds[k] * BATCH..(bounds[k + 1] * BATCH).min(st.len()) {
             for end in [st.end1[slot], st.end2[slot]] {
-                if end & FACET == 0 {
-                    let w = &mut want[end as usize];
+                if end.is_ball() {
+                    let w = &mut want[end.index()];
                     *w = if *w == UNTOUCHED || *w == k as u8 {
                         k as u8
                     } else {
@@ -425,11 +425,11 @@ fn an_updated_plan_lets_no_two_segments_add_to_one_ball() {
     let n_balls = 4 * BATCH / 8 + 1;
     let mut st = ContactStore::new(1);
     let push = |st: &mut ContactStore, rng: &mut rand_chacha::ChaCha8Rng| {
-        let a = rng.random_range(0..n_balls as u32);
+        let a = Piece::ball(rng.random_range(0..n_balls as u32));
         let b = if rng.random_bool(0.2) {
-            FACET | 1
+            Piece::facet(1)
         } else {
-            rng.random_range(0..n_balls as u32)
+            Piece::ball(rng.random_range(0..n_balls as u32))
         };
         st.push(0, a, b, 0, 1.0);
     };
@@ -437,7 +437,7 @@ fn an_updated_plan_lets_no_two_segments_add_to_one_ball() {
     // segments of the balls differ; contacts added later have any balls
     // and move into early slots as others are removed.
     for slot in 0..4 * BATCH as u32 {
-        st.push(0, slot / 8, slot / 8 + 1, 0, 1.0);
+        st.push(0, Piece::ball(slot / 8), Piece::ball(slot / 8 + 1), 0, 1.0);
     }
     let mut plan = SegmentPlan::default();
     plan.plan(&st, 3, n_balls, 0);
@@ -478,7 +478,13 @@ fn segments_are_cut_to_equal_work() {
     // Eight chunks: the first four busy, the last four released.
     let mut st = ContactStore::new(1);
     for k in 0..8 * BATCH {
-        let slot = st.push(k as u64, (k % 100) as u32, (k % 100 + 1) as u32, 0, 1.0);
+        let slot = st.push(
+            k as u64,
+            Piece::ball((k % 100) as u32),
+            Piece::ball((k % 100 + 1) as u32),
+            0,
+            1.0,
+        );
         if k >= 4 * BATCH {
             st.setup[slot].flags |= RELEASED;
         }
@@ -512,11 +518,11 @@ fn segments_are_cut_to_equal_work() {
     for slot in 0..3 * BATCH {
         let k = (slot / 9 + 300) as u32 % 900;
         let other = if slot % 2 == 0 {
-            FACET | 3
+            Piece::facet(3)
         } else {
-            (k + 17) % 900
+            Piece::ball((k + 17) % 900)
         };
-        st.push(slot as u64, k, other, 0, 1.0);
+        st.push(slot as u64, Piece::ball(k), other, 0, 1.0);
     }
     for n_seg in [1, 2, 3] {
         plan.plan(&st, n_seg, n_balls, 0);
@@ -560,7 +566,7 @@ fn a_regrouping_leaves_the_pairs_in_contact_as_they_were() {
     }
     let pairs = |sim: &Simulation| {
         let st = &sim.models[0].store;
-        let mut v: Vec<(u64, u32, u32, Vec<u64>)> = (0..st.len())
+        let mut v: Vec<(u64, Piece, Piece, Vec<u64>)> = (0..st.len())
             .map(|k| {
                 let state = st.state_of(k).iter().map(|x| x.to_bits()).collect();
                 (st.id[k], st.end1[k], st.end2[k], state)

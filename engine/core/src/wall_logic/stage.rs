@@ -8,7 +8,6 @@
 //! independent of slots and threads.
 
 use crate::body::{walls, BallsRef};
-use crate::cellspace::FACET;
 use crate::contact::{self, BATCH, CARRIED, RELEASED, SIDE_OFF};
 use crate::detect::*;
 use crate::error::StepError;
@@ -54,21 +53,21 @@ impl Simulation {
                 |ci, ((planes, setups), (end1, end2))| {
                     let mut list = Vec::new();
                     for (k, &b) in end2.iter().enumerate() {
-                        if b & FACET == 0 {
+                        if b.is_ball() {
                             continue;
                         }
                         let (plane, setup, a) = (&mut planes[k], &mut setups[k], end1[k]);
                         let carried = setup.flags & CARRIED != 0;
                         setup.flags &= !CARRIED;
-                        let (wi, f) = owner[(b & !FACET) as usize];
+                        let (wi, f) = owner[b.index()];
                         let wall = &walls[wi as usize];
-                        let x = pos[a as usize];
+                        let x = pos[a.index()];
                         if setup.flags & RELEASED != 0 {
                             // Open and released by its model: only whether it
                             // closes matters. A ball that cannot touch the
                             // facet stays open; its exact plane is refreshed
                             // only for output.
-                            let apart = wall.cannot_touch(f as usize, x, radius[a as usize]);
+                            let apart = wall.cannot_touch(f as usize, x, radius[a.index()]);
                             if apart {
                                 plane.gap = f64::INFINITY;
                                 continue;
@@ -76,7 +75,7 @@ impl Simulation {
                         }
                         let was_overlapping = plane.gap < 0.0;
                         let (xf, region) = wall.closest_point(f as usize, x);
-                        plane.gap = (xf - x).length() - radius[a as usize];
+                        plane.gap = (xf - x).length() - radius[a.index()];
                         // The side is chosen when the ball starts to overlap the
                         // facet and kept while it overlaps, so a ball entering
                         // through an inactive side passes without force.
@@ -137,7 +136,7 @@ impl Simulation {
         touches.resize(balls.len(), 0);
         for (m, list) in self.models.iter().zip(overlapping) {
             for &(k, _) in list {
-                let t = &mut touches[m.store.end1[k as usize] as usize];
+                let t = &mut touches[m.store.end1[k as usize].index()];
                 *t = t.saturating_add(1);
             }
         }
@@ -151,16 +150,16 @@ impl Simulation {
             lone.resize(st.len().div_ceil(BATCH) * LONE_WORDS, 0);
             for &(k, carried) in list {
                 let k = k as usize;
-                if touches[st.end1[k] as usize] == 1 {
+                if touches[st.end1[k].index()] == 1 {
                     lone[k / 64] |= 1 << (k % 64);
                     pairs += 1;
                     continue;
                 }
                 let b = st.end2[k];
-                let (w, f) = self.facet_owner[(b & !FACET) as usize];
+                let (w, f) = self.facet_owner[b.index()];
                 let id = st.id[k];
                 entries.push(Entry {
-                    ball: st.end1[k],
+                    ball: st.end1[k].index() as u32,
                     wall: w,
                     slot: k as u32,
                     id,
@@ -182,7 +181,7 @@ impl Simulation {
         }
         for (m, list) in self.models.iter().zip(overlapping) {
             for &(k, _) in list {
-                touches[m.store.end1[k as usize] as usize] = 0;
+                touches[m.store.end1[k as usize].index()] = 0;
             }
         }
         self.wall_info.clear();

@@ -3,11 +3,8 @@
 
 use anyhow::{anyhow, Result};
 use talus_config::{error_at, BallKind, RunConfig};
-use talus_core::generate::{random_balls, RadiusDist};
-use talus_core::Timestep;
-use talus_core::{
-    Aabb, BallInit, Fixity, Resolution, RigidMotion, Settings, Simulation, Vec3, Wall,
-};
+use talus_core::generate::{lattice_balls, random_balls};
+use talus_core::{BallInit, Settings, Simulation, Vec3, Wall};
 use talus_host::ModelRegistry;
 
 fn v3(a: [f64; 3]) -> Vec3 {
@@ -19,10 +16,7 @@ fn v3(a: [f64; 3]) -> Vec3 {
 pub fn build(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation> {
     let settings = Settings {
         gravity: v3(cfg.run.gravity),
-        timestep: match cfg.run.dt {
-            talus_config::Timestep::Auto { safety } => Timestep::Auto { safety },
-            talus_config::Timestep::Fixed(dt) => Timestep::Fixed(dt),
-        },
+        timestep: cfg.run.dt,
         cell_tolerance: cfg.run.cell_tolerance,
     };
     let mut sim = Simulation::new(settings);
@@ -30,8 +24,6 @@ pub fn build(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation> {
     let mut placed: Vec<(Vec3, f64)> = Vec::new();
     for (k, src) in cfg.balls.iter().enumerate() {
         let group = sim.group(&src.group);
-        let f = &src.fix;
-        let fixity = Fixity::from_flags([f.x, f.y, f.z, f.rx, f.ry, f.rz]);
         let rows: Vec<(Vec3, f64, Option<[f64; 3]>)> = match &src.kind {
             BallKind::Random {
                 count,
@@ -39,29 +31,26 @@ pub fn build(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation> {
                 region,
                 seed,
                 max_attempts,
-            } => {
-                let dist = match *radius {
-                    talus_config::RadiusDist::Fixed(r) => RadiusDist::Fixed(r),
-                    talus_config::RadiusDist::Uniform(a, b) => RadiusDist::Uniform(a, b),
-                };
-                let region = Aabb {
-                    min: v3(region.min),
-                    max: v3(region.max),
-                };
-                random_balls(*count, dist, region, *seed, *max_attempts as usize, &placed)
-                    .map_err(|e| error_at(&src.location, format!("[[balls]] #{}: {e}", k + 1)))?
-                    .into_iter()
-                    .map(|(p, r)| (p, r, None))
-                    .collect()
-            }
+            } => random_balls(
+                *count,
+                *radius,
+                *region,
+                *seed,
+                *max_attempts as usize,
+                &placed,
+            )
+            .map_err(|e| error_at(&src.location, format!("[[balls]] #{}: {e}", k + 1)))?
+            .into_iter()
+            .map(|(p, r)| (p, r, None))
+            .collect(),
             BallKind::Lattice {
                 radius,
                 spacing,
                 region,
                 counts,
-            } => talus_config::lattice_centres(region, *spacing, *counts)
+            } => lattice_balls(*radius, *spacing, *region, *counts)
                 .into_iter()
-                .map(|p| (v3(p), *radius, None))
+                .map(|(p, r)| (p, r, None))
                 .collect(),
             BallKind::Explicit(rows) => rows
                 .iter()
@@ -78,7 +67,7 @@ pub fn build(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation> {
                 spin: v3(src.spin),
                 group,
                 damping: src.damping,
-                fixity,
+                fixity: src.fix,
             })
             .map_err(|e| error_at(&src.location, format!("[[balls]] #{}: {e}", k + 1)))?;
         }
@@ -86,13 +75,9 @@ pub fn build(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation> {
 
     for w in &cfg.walls {
         let group = sim.group(&w.group);
-        let centre = w.motion.and_then(|m| m.center).map(v3);
-        let mut wall = Wall::new(&w.name, &w.mesh.vertices, &w.mesh.triangles, centre)
+        let mut wall = Wall::new(&w.name, &w.mesh.vertices, &w.mesh.triangles, w.centre)
             .map_err(|e| error_at(&w.location, e))?;
-        wall.resolution = match w.resolution {
-            talus_config::Resolution::Reduced => Resolution::Reduced,
-            talus_config::Resolution::Full => Resolution::Full,
-        };
+        wall.resolution = w.resolution;
         wall.cutoff_angle = w.cutoff_angle_deg.to_radians();
         if let Some(d) = &w.deform {
             wall.deform = Some(talus_core::wall::Deformation {
@@ -100,23 +85,13 @@ pub fn build(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation> {
                 schedule: d.schedule.clone(),
             });
         }
-        if let Some(sv) = w.servo {
-            wall.servo = Some(talus_core::wall::Servo {
-                direction: v3(sv.direction),
-                target: sv.target_force,
-                gain: sv.gain,
-                max_speed: sv.max_speed,
-            });
-        }
+        wall.servo = w.servo;
         if !w.inactive.is_empty() {
             // The config's bits are the core's FRONT and BACK.
             wall.inactive.clone_from(&w.inactive);
         }
         if let Some(m) = w.motion {
-            wall.motion = RigidMotion {
-                velocity: v3(m.velocity),
-                spin: v3(m.spin),
-            };
+            wall.motion = m;
         }
         sim.add_wall(wall, group);
     }

@@ -12,6 +12,12 @@
 //! the engine checks later (model properties, ball generators) carry a
 //! [`Location`], and [`error_at`] builds an error there.
 //!
+//! The validated types hold the engine's own types (from talus-core) where
+//! the engine consumes a value as is (timestep, fixity, regions, radius
+//! distributions, wall resolution, rigid and servo motion), so nothing is
+//! converted after validation. Lattice sizes come from the engine's ball
+//! generators ([`talus_core::generate`]).
+//!
 //! The file format is documented in `docs/config.md`.
 //!
 //! ```
@@ -43,9 +49,8 @@ use std::path::Path;
 
 pub use error::{error_at, ConfigError, ErrorKind, Location};
 pub use types::{
-    lattice_centres, lattice_counts, Aabb, BallKind, BallRow, BallSource, Deform, Duration, Fixity,
-    MeshData, ModelAssignment, OutputSettings, PluginPath, RadiusDist, Resolution, RigidMotion,
-    RunConfig, RunSettings, Servo, Timestep, WallSource,
+    BallKind, BallRow, BallSource, Deform, Duration, MeshData, ModelAssignment, OutputSettings,
+    PluginPath, RunConfig, RunSettings, WallSource,
 };
 
 /// Reads, parses and validates the config file at `path`, and reads the

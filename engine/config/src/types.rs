@@ -4,8 +4,18 @@
 //! of these types has passed every check this crate can make on its own;
 //! items that the engine checks later (model properties, ball generators)
 //! carry the [`Location`] of their table or key for its messages.
+//!
+//! What the engine consumes as is uses the engine's own types (talus-core's
+//! [`Timestep`], [`Fixity`], [`RadiusDist`], [`Aabb`], [`Resolution`],
+//! [`RigidMotion`], [`Servo`]); the fields that hold them say which of
+//! their invariants validation guarantees. Locations stay here, next to
+//! those values, never inside them.
 
 use std::path::PathBuf;
+
+use talus_core::generate::RadiusDist;
+use talus_core::wall::{Resolution, RigidMotion, Servo};
+use talus_core::{Aabb, Fixity, Timestep, Vec3};
 
 use crate::error::Location;
 
@@ -64,7 +74,8 @@ impl RunConfig {
 pub struct RunSettings {
     /// How long to run (`steps` or `time`).
     pub duration: Duration,
-    /// The timestep (`dt`, `safety`).
+    /// The timestep (`dt`, `safety`): `Fixed(dt)` with `dt > 0` s, or
+    /// `Auto { safety }` with `safety` in (0, 1] (default 0.8).
     pub dt: Timestep,
     /// Gravitational acceleration, m/s^2. Default `[0, 0, 0]`.
     pub gravity: [f64; 3],
@@ -85,19 +96,6 @@ pub enum Duration {
     Steps(u64),
     /// Simulated time, s, > 0.
     Time(f64),
-}
-
-/// Timestep choice.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Timestep {
-    /// The engine computes the critical timestep and multiplies it by
-    /// `safety`, in (0, 1] (default 0.8).
-    Auto {
-        /// Safety factor, dimensionless, in (0, 1].
-        safety: f64,
-    },
-    /// A fixed timestep, s, > 0.
-    Fixed(f64),
 }
 
 /// `[[plugins]]`: one plugin library or folder of libraries.
@@ -142,101 +140,49 @@ pub struct BallSource {
     pub velocity: [f64; 3],
     /// Initial angular velocity, rad/s. Default zeros.
     pub spin: [f64; 3],
-    /// Fixed degrees of freedom (velocity held). Default none.
+    /// Fixed degrees of freedom (`fix`): a fixed component keeps its
+    /// initial velocity (bits 0..2 translation along x, y, z; bits 3..5
+    /// rotation about x, y, z). Default none.
     pub fix: Fixity,
     /// How the balls are generated.
     pub kind: BallKind,
 }
 
-/// Fixed degrees of freedom: a fixed component keeps its initial velocity
-/// (translational for x, y, z; angular for rx, ry, rz).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Fixity {
-    /// Translation along x.
-    pub x: bool,
-    /// Translation along y.
-    pub y: bool,
-    /// Translation along z.
-    pub z: bool,
-    /// Rotation about x.
-    pub rx: bool,
-    /// Rotation about y.
-    pub ry: bool,
-    /// Rotation about z.
-    pub rz: bool,
-}
-
-impl Fixity {
-    /// True when any degree of freedom is fixed.
-    pub fn any(&self) -> bool {
-        self.x || self.y || self.z || self.rx || self.ry || self.rz
-    }
-}
-
 /// How a [`BallSource`] produces balls.
 #[derive(Debug, Clone, PartialEq)]
 pub enum BallKind {
-    /// Non-overlapping random placement, done by the engine.
+    /// Non-overlapping random placement, done by the engine
+    /// ([`talus_core::generate::random_balls`]).
     Random {
         /// Number of balls, > 0.
         count: usize,
-        /// Radius distribution, m.
+        /// Radius distribution, m: `Fixed(r)` with `r > 0`, or
+        /// `Uniform(rmin, rmax)` with `0 < rmin <= rmax`.
         radius: RadiusDist,
-        /// Region that holds the balls entirely, m.
+        /// Region that holds the balls entirely, m; `min < max` on every
+        /// axis.
         region: Aabb,
         /// Seed for this source. Default: `run.seed`.
         seed: u64,
         /// Attempts per ball before giving up, > 0. Default 1000.
         max_attempts: u32,
     },
-    /// A simple cubic lattice; see [`lattice_centres`].
+    /// A simple cubic lattice, placed by the engine
+    /// ([`talus_core::generate::lattice_balls`]).
     Lattice {
         /// Ball radius, m, > 0.
         radius: f64,
         /// Centre-to-centre distance, m, >= 2 radius. Default 2 radius.
         spacing: f64,
-        /// Region the lattice fills, m.
+        /// Region the lattice fills, m; `min < max` on every axis, and at
+        /// least one spacing long on every axis when `counts` is `None`.
         region: Aabb,
-        /// Number of balls per axis; `None` fills the region. When given,
-        /// the lattice fits in the region (checked).
+        /// Number of balls per axis, each > 0; `None` fills the region.
+        /// When given, the lattice fits in the region (checked).
         counts: Option<[usize; 3]>,
     },
     /// Explicit balls: `kind = "list"` rows or the rows of a positions file.
     Explicit(Vec<BallRow>),
-}
-
-/// Radius distribution of random balls.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum RadiusDist {
-    /// Every ball has this radius, m, > 0.
-    Fixed(f64),
-    /// Uniform in `[rmin, rmax]`, m, `0 < rmin <= rmax`.
-    Uniform(f64, f64),
-}
-
-impl RadiusDist {
-    /// The smallest radius the distribution can produce, m.
-    pub fn min(&self) -> f64 {
-        match *self {
-            RadiusDist::Fixed(r) | RadiusDist::Uniform(r, _) => r,
-        }
-    }
-
-    /// The largest radius the distribution can produce, m.
-    pub fn max(&self) -> f64 {
-        match *self {
-            RadiusDist::Fixed(r) | RadiusDist::Uniform(_, r) => r,
-        }
-    }
-}
-
-/// Axis-aligned box, m; `min < max` on every axis.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Aabb {
-    /// Lower corner, m.
-    pub min: [f64; 3],
-    /// Upper corner, m.
-    pub max: [f64; 3],
 }
 
 /// One explicit ball.
@@ -251,36 +197,6 @@ pub struct BallRow {
     pub velocity: Option<[f64; 3]>,
 }
 
-/// Number of lattice sites per axis: `counts` if given, else as many cells
-/// of size `spacing` as fit in the region (at least 1, checked at
-/// validation).
-pub fn lattice_counts(region: &Aabb, spacing: f64, counts: Option<[usize; 3]>) -> [usize; 3] {
-    counts.unwrap_or_else(|| {
-        std::array::from_fn(|axis| {
-            let len = region.max[axis] - region.min[axis];
-            // The small relative slack keeps a region of exactly n spacings
-            // from losing a layer to rounding.
-            (len / spacing * (1.0 + 1e-12)).floor() as usize
-        })
-    })
-}
-
-/// Centres of a simple cubic lattice: the first at `region.min + spacing/2`
-/// on every axis, then steps of `spacing`; x varies fastest, then y, then z.
-pub fn lattice_centres(region: &Aabb, spacing: f64, counts: Option<[usize; 3]>) -> Vec<[f64; 3]> {
-    let [nx, ny, nz] = lattice_counts(region, spacing, counts);
-    let mut centres = Vec::with_capacity(nx * ny * nz);
-    let coord = |axis: usize, i: usize| region.min[axis] + spacing * (i as f64 + 0.5);
-    for k in 0..nz {
-        for j in 0..ny {
-            for i in 0..nx {
-                centres.push([coord(0, i), coord(1, j), coord(2, k)]);
-            }
-        }
-    }
-    centres
-}
-
 /// `[[walls]]`: one wall, always as a triangle mesh.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WallSource {
@@ -290,16 +206,29 @@ pub struct WallSource {
     pub name: String,
     /// Group name. Default `"wall"`.
     pub group: String,
-    /// Contact resolution mode. Default [`Resolution::Reduced`].
+    /// Contact resolution mode: `Reduced` (associative contact logic only,
+    /// the default) or `Full` (plus the segment check, and contact-state
+    /// propagation across facets whose normals differ by at most the cutoff
+    /// angle).
     pub resolution: Resolution,
     /// Cutoff angle of the full resolution mode, degrees, in [0, 90].
     /// Default 10.
     pub cutoff_angle_deg: f64,
-    /// Rigid motion; `None` = fixed wall.
+    /// Rigid motion (`[walls.motion]`): translational velocity, m/s, and
+    /// angular velocity about [`WallSource::centre`], rad/s (each default
+    /// zeros); `None` = fixed wall.
     pub motion: Option<RigidMotion>,
+    /// Centre of rotation of `motion`, m (`center` in `[walls.motion]`);
+    /// `None` = centroid of the wall's vertices ([`MeshData::centroid`]).
+    /// Always `None` without `motion`.
+    pub centre: Option<Vec3>,
     /// Deformable motion; exclusive with `motion` and `servo`.
     pub deform: Option<Deform>,
-    /// Servo control of the translation; exclusive with `motion`.
+    /// Servo control of the translation; exclusive with `motion` and
+    /// `deform`. Validation guarantees a unit `direction`, a positive
+    /// `target` load in N (a `stress` is multiplied by the wall's area
+    /// projected on the plane normal to `direction`), and a positive `gain`
+    /// ((m/s)/N) and `max_speed` (m/s).
     pub servo: Option<Servo>,
     /// Per facet, the sides that do not interact: bit 1 the front (the side
     /// the normal points to), bit 2 the back. Empty when every side is
@@ -319,43 +248,6 @@ pub struct Deform {
     /// `(time s, factor)` knots, strictly increasing in time; empty means
     /// factor 1 throughout.
     pub schedule: Vec<(f64, f64)>,
-}
-
-/// Servo control of a wall's translation.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Servo {
-    /// Unit direction in which the wall advances into the material.
-    pub direction: [f64; 3],
-    /// Target load, N (a `stress` is multiplied by the wall's area
-    /// projected on the plane normal to `direction`).
-    pub target_force: f64,
-    /// Gain, (m/s)/N.
-    pub gain: f64,
-    /// Speed cap, m/s.
-    pub max_speed: f64,
-}
-
-/// Wall contact resolution.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Resolution {
-    /// Associative contact logic only (the default).
-    Reduced,
-    /// Associative logic plus the segment check, and contact-state
-    /// propagation across facets whose normals differ by at most the cutoff
-    /// angle.
-    Full,
-}
-
-/// Rigid motion of a wall.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RigidMotion {
-    /// Translational velocity, m/s.
-    pub velocity: [f64; 3],
-    /// Angular velocity about `center`, rad/s.
-    pub spin: [f64; 3],
-    /// Centre of rotation, m; `None` = centroid of the wall's vertices
-    /// ([`MeshData::centroid`]).
-    pub center: Option<[f64; 3]>,
 }
 
 /// An indexed triangle mesh, welded: no two vertices closer than the weld
@@ -397,25 +289,4 @@ pub struct OutputSettings {
     pub walls: u64,
     /// Replace an existing output folder. Default true.
     pub overwrite: bool,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lattice_fills_region_from_min_plus_half_spacing() {
-        let region = Aabb {
-            min: [0.0; 3],
-            max: [1.0, 0.5, 0.3],
-        };
-        assert_eq!(lattice_counts(&region, 0.1, None), [10, 5, 3]);
-        let c = lattice_centres(&region, 0.1, None);
-        assert_eq!(c.len(), 150);
-        assert!((c[0][0] - 0.05).abs() < 1e-15);
-        assert!((c[1][0] - 0.15).abs() < 1e-15);
-        assert!((c[10][1] - 0.15).abs() < 1e-15);
-        let c = lattice_centres(&region, 0.1, Some([2, 1, 1]));
-        assert_eq!(c.len(), 2);
-    }
 }

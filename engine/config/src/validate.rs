@@ -21,10 +21,13 @@ use crate::spec::{
     RunSpec, ServoSpec, SideSpec, Vec3, WallKindSpec, WallSpec, BALL_COMMON_KEYS, WALL_COMMON_KEYS,
 };
 use crate::types::{
-    lattice_counts, Aabb, BallKind, BallRow, BallSource, Deform, Duration, Fixity, MeshData,
-    ModelAssignment, OutputSettings, PluginPath, RadiusDist, Resolution, RigidMotion, RunConfig,
-    RunSettings, Servo, Timestep, WallSource,
+    BallKind, BallRow, BallSource, Deform, Duration, MeshData, ModelAssignment, OutputSettings,
+    PluginPath, RunConfig, RunSettings, WallSource,
 };
+use talus_core::generate::{lattice_counts, RadiusDist};
+use talus_core::math::v3;
+use talus_core::wall::{Resolution, RigidMotion, Servo};
+use talus_core::{Aabb, Fixity, Timestep};
 
 /// The default group of balls.
 pub(crate) const DEFAULT_BALL_GROUP: &str = "default";
@@ -394,7 +397,10 @@ fn region(ctx: &Ctx<'_>, r: &Spanned<RegionSpec>, table: &str) -> Result<Aabb> {
     let spec = r.get_ref();
     let (min, max) = (spec.min.get_ref().0, spec.max.get_ref().0);
     check_min_max(ctx, &r.span(), min, max, &format!("region of {table}"))?;
-    Ok(Aabb { min, max })
+    Ok(Aabb {
+        min: v3(min),
+        max: v3(max),
+    })
 }
 
 fn check_min_max(
@@ -533,17 +539,19 @@ fn ball_source(
             v
         }
     };
-    let mut fix = Fixity::default();
+    let mut fixed = [false; 6];
     for dof in b.fix.iter().flat_map(|f| f.get_ref()) {
-        match dof.get_ref() {
-            DofSpec::X => fix.x = true,
-            DofSpec::Y => fix.y = true,
-            DofSpec::Z => fix.z = true,
-            DofSpec::Rx => fix.rx = true,
-            DofSpec::Ry => fix.ry = true,
-            DofSpec::Rz => fix.rz = true,
-        }
+        let k = match dof.get_ref() {
+            DofSpec::X => 0,
+            DofSpec::Y => 1,
+            DofSpec::Z => 2,
+            DofSpec::Rx => 3,
+            DofSpec::Ry => 4,
+            DofSpec::Rz => 5,
+        };
+        fixed[k] = true;
     }
+    let fix = Fixity::from_flags(fixed);
 
     let kind = match kind {
         BallKindSpec::Random => {
@@ -875,7 +883,13 @@ fn wall_source(ctx: &Ctx<'_>, w: Spanned<WallSpec>, table: &str) -> Result<WallS
             v
         }
     };
-    let motion = w.motion.as_ref().map(|m| motion(m.get_ref()));
+    let (motion, centre) = match &w.motion {
+        Some(m) => {
+            let (motion, centre) = motion(m.get_ref());
+            (Some(motion), centre)
+        }
+        None => (None, None),
+    };
 
     let mesh = match kind {
         WallKindSpec::Box => {
@@ -982,6 +996,7 @@ fn wall_source(ctx: &Ctx<'_>, w: Spanned<WallSpec>, table: &str) -> Result<WallS
         resolution,
         cutoff_angle_deg,
         motion,
+        centre,
         deform,
         servo,
         inactive,
@@ -1226,8 +1241,8 @@ fn servo(ctx: &Ctx<'_>, sv: &Spanned<ServoSpec>, mesh: &MeshData, table: &str) -
         "m/s",
     )?;
     Ok(Servo {
-        direction,
-        target_force,
+        direction: v3(direction),
+        target: target_force,
         gain,
         max_speed,
     })
@@ -1336,12 +1351,13 @@ fn inactive_sides(
     Ok(mask)
 }
 
-fn motion(m: &MotionSpec) -> RigidMotion {
-    RigidMotion {
-        velocity: vec3_or(&m.velocity, [0.0; 3]),
-        spin: vec3_or(&m.spin, [0.0; 3]),
-        center: m.center.as_ref().map(|c| c.get_ref().0),
-    }
+/// `[walls.motion]`: the motion, and the centre of rotation when given.
+fn motion(m: &MotionSpec) -> (RigidMotion, Option<talus_core::Vec3>) {
+    let motion = RigidMotion {
+        velocity: v3(vec3_or(&m.velocity, [0.0; 3])),
+        spin: v3(vec3_or(&m.spin, [0.0; 3])),
+    };
+    (motion, m.center.as_ref().map(|c| v3(c.get_ref().0)))
 }
 
 #[expect(

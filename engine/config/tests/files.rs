@@ -6,7 +6,9 @@ mod common;
 use std::collections::HashMap;
 
 use common::*;
-use talus_config::{BallKind, MeshData, RadiusDist, Resolution, WallSource};
+use talus_config::{BallKind, MeshData, WallSource};
+use talus_core::generate::RadiusDist;
+use talus_core::wall::Resolution;
 
 fn one_wall(dir: &TempDir, wall: &str) -> WallSource {
     let text = format!("{RUN}[[walls]]\nname = \"w\"\n{wall}");
@@ -105,9 +107,9 @@ fn wall_options_and_motion() {
     assert_eq!(wall.resolution, Resolution::Full);
     assert_eq!(wall.cutoff_angle_deg, 30.0);
     let motion = wall.motion.unwrap();
-    assert_eq!(motion.velocity, [0.0, 0.0, -0.1]);
-    assert_eq!(motion.spin, [0.0, 0.0, 1.0]);
-    assert_eq!(motion.center, None);
+    assert_eq!(motion.velocity.to_array(), [0.0, 0.0, -0.1]);
+    assert_eq!(motion.spin.to_array(), [0.0, 0.0, 1.0]);
+    assert_eq!(wall.centre, None);
     assert_eq!(wall.mesh.centroid(), [0.5; 3]);
 }
 

@@ -58,20 +58,13 @@ fn servo_stress_becomes_a_force_over_the_projected_area() {
         "[walls.servo]\ndirection = [0, 0, -2]\nstress = 10.0\ngain = 0.01\nmax_speed = 0.5\n",
     );
     let s = parse(&text).unwrap().walls[0].servo.unwrap();
-    assert_eq!(s.direction, [0.0, 0.0, -1.0]);
-    assert!(
-        (s.target_force - 10.0 * 4.0).abs() < 1e-12,
-        "{}",
-        s.target_force
-    );
+    assert_eq!(s.direction.to_array(), [0.0, 0.0, -1.0]);
+    assert!((s.target - 10.0 * 4.0).abs() < 1e-12, "{}", s.target);
     assert_eq!((s.gain, s.max_speed), (0.01, 0.5));
     let text = wall_with(
         "[walls.servo]\ndirection = [1, 0, 0]\nforce = 7.5\ngain = 0.01\nmax_speed = 0.5\n",
     );
-    assert_eq!(
-        parse(&text).unwrap().walls[0].servo.unwrap().target_force,
-        7.5
-    );
+    assert_eq!(parse(&text).unwrap().walls[0].servo.unwrap().target, 7.5);
 }
 
 #[test]

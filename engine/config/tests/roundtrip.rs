@@ -5,7 +5,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use proptest::prelude::*;
-use talus_config::{BallKind, Duration, RadiusDist, Timestep};
+use talus_config::{BallKind, Duration};
+use talus_core::generate::RadiusDist;
+use talus_core::Timestep;
 
 /// Rust's `{:?}` for f64 is the shortest text that parses back to the same
 /// bits, and always reads as a TOML float.
@@ -310,15 +312,15 @@ proptest! {
                 }
                 (a, b) => prop_assert!(false, "{:?} vs {:?}", a, b),
             }
-            prop_assert_eq!(bits(b.min), bits(region.min));
-            prop_assert_eq!(bits(add(b.min, b.extent)), bits(region.max));
+            prop_assert_eq!(bits(b.min), bits(region.min.to_array()));
+            prop_assert_eq!(bits(add(b.min, b.extent)), bits(region.max.to_array()));
         }
 
         prop_assert_eq!(g.walls.len(), cfg.walls.len());
         for (w, wall) in g.walls.iter().zip(&cfg.walls) {
             prop_assert_eq!(w.cutoff.to_bits(), wall.cutoff_angle_deg.to_bits());
             prop_assert_eq!(wall.mesh.triangles.len() as i64, 12 * w.divisions * w.divisions);
-            prop_assert_eq!(bits(w.velocity), bits(wall.motion.unwrap().velocity));
+            prop_assert_eq!(bits(w.velocity), bits(wall.motion.unwrap().velocity.to_array()));
             let max = add(w.min, w.extent);
             for v in &wall.mesh.vertices {
                 for axis in 0..3 {

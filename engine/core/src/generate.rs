@@ -1,26 +1,50 @@
-//! Ball generators: random non-overlapping placement and lattices.
+//! Ball generators: random non-overlapping placement and simple cubic
+//! lattices, the placement behind `kind = "random"` and `kind = "lattice"`
+//! of a config, and usable as they are by code that builds a
+//! [`Simulation`](crate::Simulation) without one.
 //!
 //! Reads: counts, radii, a box region and a seed. Writes: centres and
 //! radii. Invariant: the same arguments give the same balls on every
-//! machine (ChaCha8 stream seeded from the given seed).
+//! machine (ChaCha8 stream seeded from the given seed; lattices use no
+//! randomness).
 
 use crate::math::{Aabb, Vec3};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rustc_hash::FxHashMap;
 
-/// Radius distribution of a random generator.
+/// Radius distribution of a random generator, m.
+///
+/// A validated config (talus-config) guarantees `0 < r` for `Fixed(r)`
+/// and `0 < rmin <= rmax` for `Uniform(rmin, rmax)`; [`random_balls`]
+/// assumes the same and does not check it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum RadiusDist {
     /// Every ball has this radius (m).
     Fixed(f64),
-    /// Uniform in [min, max] (m).
+    /// Uniform in `[rmin, rmax]` (m).
     Uniform(f64, f64),
 }
 
+impl RadiusDist {
+    /// The smallest radius the distribution can produce (m).
+    pub fn min(&self) -> f64 {
+        match *self {
+            RadiusDist::Fixed(r) | RadiusDist::Uniform(r, _) => r,
+        }
+    }
+
+    /// The largest radius the distribution can produce (m).
+    pub fn max(&self) -> f64 {
+        match *self {
+            RadiusDist::Fixed(r) | RadiusDist::Uniform(_, r) => r,
+        }
+    }
+}
+
 /// Places `count` balls at random in `region` without overlapping each
-/// other or `existing` balls. Each ball lies wholly inside the region.
-/// Gives up with a message when a ball finds no place in `max_attempts`
+/// other or `existing` balls. Each ball lies wholly inside the region;
+/// the new balls come in Z order over it (see `sort_spatially`). Gives up with a message when a ball finds no place in `max_attempts`
 /// tries.
 pub fn random_balls(
     count: usize,
@@ -31,11 +55,7 @@ pub fn random_balls(
     existing: &[(Vec3, f64)],
 ) -> Result<Vec<(Vec3, f64)>, String> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let r_max = match radius {
-        RadiusDist::Fixed(r) => r,
-        RadiusDist::Uniform(_, b) => b,
-    };
-    let r_max_all = existing.iter().map(|e| e.1).fold(r_max, f64::max);
+    let r_max_all = existing.iter().map(|e| e.1).fold(radius.max(), f64::max);
     let cell = 2.0 * r_max_all;
     let key = |p: Vec3| -> (i64, i64, i64) {
         (
@@ -146,37 +166,43 @@ fn sort_spatially(balls: &mut [(Vec3, f64)], region: Aabb) {
     balls.sort_by_cached_key(|&(p, _)| key(p));
 }
 
-/// A simple cubic lattice with the given spacing filling `region` (centres
-/// from `min + spacing/2` on, every ball wholly inside), or exactly
-/// `counts` balls per axis from there when given.
+/// Number of lattice sites per axis: `counts` if given, else as many
+/// cells of size `spacing` as fit in the region along that axis (possibly
+/// 0: a validated config has at least one per axis).
+pub fn lattice_counts(region: &Aabb, spacing: f64, counts: Option<[usize; 3]>) -> [usize; 3] {
+    counts.unwrap_or_else(|| {
+        std::array::from_fn(|axis| {
+            let len = region.max[axis] - region.min[axis];
+            // The small relative slack keeps a region of exactly n spacings
+            // from losing a layer to rounding.
+            (len / spacing * (1.0 + 1e-12)).floor() as usize
+        })
+    })
+}
+
+/// A simple cubic lattice of balls of one radius: [`lattice_counts`] sites
+/// per axis, the first centre at `region.min + spacing/2` on every axis,
+/// then steps of `spacing`; x varies fastest, then y, then z. With
+/// `spacing >= 2 radius` no two balls overlap and every ball lies wholly
+/// inside the region, provided given `counts` times `spacing` fit in it
+/// (a validated config guarantees both).
 pub fn lattice_balls(
     radius: f64,
     spacing: f64,
     region: Aabb,
     counts: Option<[usize; 3]>,
 ) -> Vec<(Vec3, f64)> {
-    let ext = region.max - region.min;
-    let fit = |e: f64| -> usize {
-        if e < 2.0 * radius {
-            0
-        } else {
-            (((e - 2.0 * radius) / spacing).floor() as usize) + 1
-        }
-    };
-    let [nx, ny, nz] = counts.unwrap_or([fit(ext.x), fit(ext.y), fit(ext.z)]);
-    let start = region.min + Vec3::splat(spacing.max(2.0 * radius) * 0.5);
-    let mut out = Vec::with_capacity(nx * ny * nz);
-    for i in 0..nx {
+    let [nx, ny, nz] = lattice_counts(&region, spacing, counts);
+    let mut balls = Vec::with_capacity(nx * ny * nz);
+    let coord = |axis: usize, i: usize| region.min[axis] + spacing * (i as f64 + 0.5);
+    for k in 0..nz {
         for j in 0..ny {
-            for k in 0..nz {
-                out.push((
-                    start + Vec3::new(i as f64, j as f64, k as f64) * spacing,
-                    radius,
-                ));
+            for i in 0..nx {
+                balls.push((Vec3::new(coord(0, i), coord(1, j), coord(2, k)), radius));
             }
         }
     }
-    out
+    balls
 }
 
 #[cfg(test)]
@@ -225,5 +251,21 @@ mod tests {
         let balls = lattice_balls(1e-3, 2e-3, region, None);
         assert_eq!(balls.len(), 5 * 5 * 2);
         assert!(balls.iter().all(|(p, r)| p.z + r <= 0.004 + 1e-15));
+    }
+
+    #[test]
+    fn lattice_fills_region_from_min_plus_half_spacing() {
+        let region = Aabb {
+            min: Vec3::ZERO,
+            max: Vec3::new(1.0, 0.5, 0.3),
+        };
+        assert_eq!(lattice_counts(&region, 0.1, None), [10, 5, 3]);
+        let c = lattice_balls(0.05, 0.1, region, None);
+        assert_eq!(c.len(), 150);
+        assert!((c[0].0.x - 0.05).abs() < 1e-15);
+        assert!((c[1].0.x - 0.15).abs() < 1e-15);
+        assert!((c[10].0.y - 0.15).abs() < 1e-15);
+        let c = lattice_balls(0.05, 0.1, region, Some([2, 1, 1]));
+        assert_eq!(c.len(), 2);
     }
 }

@@ -14,7 +14,9 @@ use std::process::Command;
 use talus_host::fixtures::workspace_root;
 
 fn run_and_compare(case: &str, steps: Option<&str>, threads: &str) {
-    let case_dir = workspace_root().join("engine/cli/tests/reference").join(case);
+    let case_dir = workspace_root()
+        .join("engine/cli/tests/reference")
+        .join(case);
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     let config = case_dir.join("config.toml");

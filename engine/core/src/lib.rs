@@ -20,6 +20,7 @@ pub mod contact;
 pub mod error;
 pub mod generate;
 pub mod geometry;
+pub mod inputs;
 pub mod math;
 pub mod sim;
 mod team;

@@ -22,6 +22,7 @@ use crate::balls::{BallInit, Balls};
 use crate::cellspace::{self, CellSpace, FACET};
 use crate::contact::{self, ContactStore, EndMotion};
 use crate::error::{SetupError, StepError};
+use crate::inputs;
 use crate::math::{Aabb, Vec3};
 use crate::team::{self, Team};
 use crate::wall::Wall;
@@ -32,7 +33,7 @@ use std::marker::PhantomData;
 use std::time::Instant;
 use talus_sdk::abi_stable::std_types::{RSlice, RSliceMut};
 use talus_sdk::{
-    flags, BatchContext, ContactInput, ContactOutput, ModelEntry, Propagation, STATUS_ACTIVE,
+    flags, BatchContext, ContactInput, ContactOutput, ModelEntry, StateEvent, STATUS_ACTIVE,
     STATUS_INACTIVE,
 };
 
@@ -543,11 +544,19 @@ impl Simulation {
                 .collect();
             let mut state = vec![0.0; n_sets * n_state];
             let mut out = vec![ContactOutput::default(); n_sets];
+            let mut values = Vec::new();
+            let columns = inputs::columns(
+                &m.entry.descriptor.inputs,
+                n_sets,
+                |_| inputs::probe_geometry(-1e-12),
+                &mut values,
+            );
             let ctx = BatchContext {
                 dt: 1.0,
                 props: RSlice::from_slice(&m.props),
                 n_props: m.n_props as u32,
                 n_state: n_state as u32,
+                columns: RSlice::from_slice(&columns),
             };
             let r = (m.entry.batch)(
                 &ctx,
@@ -1021,6 +1030,7 @@ impl Simulation {
                 props: RSlice::from_slice(&m.props),
                 n_props: m.n_props as u32,
                 n_state: n_state as u32,
+                columns: RSlice::from_slice(&[]),
             };
             let pass = ChunkPass {
                 kin,
@@ -1030,6 +1040,7 @@ impl Simulation {
                 overlap_only,
                 ctx: &ctx,
                 batch: m.entry.batch,
+                inputs: &m.entry.descriptor.inputs,
                 n_state,
                 skip_below,
             };
@@ -1432,51 +1443,41 @@ impl Simulation {
                 state_copy.clear();
                 state_copy.extend_from_slice(m.store.state_of(from));
                 let stride = m.store.stride;
+                let set = m.store.setup[to].prop_set as usize;
+                let props = &m.props[set * m.n_props..(set + 1) * m.n_props];
                 let target = &mut m.store.state[to * stride..to * stride + n_state];
-                let rule = m.entry.descriptor.propagation;
-                match rule {
-                    Propagation::None => continue,
-                    Propagation::Copy => {
-                        if !t.fresh {
-                            continue;
-                        }
-                        if first_into_fresh {
-                            target.copy_from_slice(&state_copy);
-                        }
-                    }
-                    Propagation::Add => {
-                        for (d, s) in target.iter_mut().zip(&state_copy) {
-                            *d += *s;
-                        }
-                    }
-                    Propagation::Custom => {
-                        let set = m.store.setup[to].prop_set as usize;
-                        let props = &m.props[set * m.n_props..(set + 1) * m.n_props];
-                        let callback =
-                            m.entry
-                                .propagate
-                                .into_option()
-                                .ok_or_else(|| StepError::Model {
-                                    model: m.name.clone(),
-                                    contact: dst.id,
-                                    step: self.step,
-                                    message:
-                                        "declares custom propagation but has no propagate callback"
-                                            .into(),
-                                })?;
-                        callback(
-                            RSlice::from_slice(props),
-                            RSlice::from_slice(&state_copy),
-                            RSliceMut::from_mut_slice(target),
-                        )
-                        .into_result()
-                        .map_err(|message| StepError::Model {
-                            model: m.name.clone(),
-                            contact: dst.id,
-                            step: self.step,
-                            message: format!("propagation failed: {message}"),
-                        })?;
-                    }
+                let event = if t.fresh {
+                    StateEvent::TakeOver
+                } else {
+                    StateEvent::Merge
+                };
+                let custom = |from: &[f64], to: &mut [f64]| {
+                    (m.entry.custom_state)(
+                        event.code(),
+                        RSlice::from_slice(props),
+                        RSlice::from_slice(from),
+                        RSliceMut::from_mut_slice(to),
+                    )
+                    .into_result()
+                    .map_err(|e| e.to_string())
+                };
+                let slots = &m.entry.descriptor.state;
+                let moved = wall_logic::transfer_state(
+                    slots,
+                    &state_copy,
+                    target,
+                    t,
+                    first_into_fresh,
+                    custom,
+                )
+                .map_err(|message| StepError::Model {
+                    model: m.name.clone(),
+                    contact: dst.id,
+                    step: self.step,
+                    message: format!("propagation failed: {message}"),
+                })?;
+                if !moved {
+                    continue;
                 }
                 if first_into_fresh {
                     // The frame travels with the state, so state held in
@@ -2129,6 +2130,8 @@ impl ContactStore {
 struct Scratch {
     /// The model input of each contact of the chunk.
     inputs: Vec<ContactInput>,
+    /// The values of the optional input columns of a run.
+    columns: Vec<f64>,
     /// The runs of the chunk's contacts that go to the model, as slot
     /// ranges within the chunk.
     runs: Vec<(usize, usize)>,
@@ -2160,6 +2163,8 @@ struct ChunkPass<'a> {
     overlap_only: bool,
     ctx: &'a BatchContext<'a>,
     batch: talus_sdk::BatchFn,
+    /// The optional inputs the model asks for (ids).
+    inputs: &'a [u32],
     n_state: usize,
     /// The least [`ContactStore::carry`] a contact needs to enter the sums.
     skip_below: u8,
@@ -2179,7 +2184,11 @@ impl ChunkPass<'_> {
         scratch: &mut Scratch,
         sums: &mut Sums<'_>,
     ) -> Result<(), (usize, String)> {
-        let Scratch { inputs, runs } = scratch;
+        let Scratch {
+            inputs,
+            columns,
+            runs,
+        } = scratch;
         let len = ch.plane.len();
         // This step's lone facet contacts of the chunk (see
         // `Simulation::lone`).
@@ -2251,8 +2260,28 @@ impl ChunkPass<'_> {
         }
         let n = self.n_state;
         for &(start, end) in runs.iter() {
+            // A model that asks for optional inputs gets their columns for
+            // the run; the others share the pass's context.
+            let (cols, run_ctx);
+            let ctx = if self.inputs.is_empty() {
+                self.ctx
+            } else {
+                let (pos, radius) = (self.kin.pos, self.kin.radius);
+                let geometry = |i: usize| {
+                    let (k, plane) = (start + i, &ch.plane[start + i]);
+                    inputs::geometry_of(
+                        pos, radius, self.walls, self.owner, plane, end1[k], end2[k],
+                    )
+                };
+                cols = inputs::columns(self.inputs, end - start, geometry, columns);
+                run_ctx = BatchContext {
+                    columns: RSlice::from_slice(&cols),
+                    ..*self.ctx
+                };
+                &run_ctx
+            };
             let r = (self.batch)(
-                self.ctx,
+                ctx,
                 RSlice::from_slice(&inputs[start..end]),
                 RSliceMut::from_mut_slice(&mut ch.state[start * n..end * n]),
                 RSliceMut::from_mut_slice(&mut ch.output[start..end]),
@@ -2500,7 +2529,7 @@ mod tests {
 
     fn linear_entry() -> talus_sdk::ModelEntry {
         let root = talus_plugin_linear::root_module();
-        (root.models())().into_iter().next().unwrap()
+        talus_sdk::ModelEntry::from_abi((root.models())()[0]).unwrap()
     }
 
     fn packed(n: usize) -> Simulation {

@@ -8,7 +8,7 @@ use crate::error::range_text;
 use crate::RegisteredModel;
 
 /// A human-readable block describing a registered model: name, version,
-/// plugin, origin, summary, citation, a table of properties (unit, default
+/// plugin, the sdk it was built with, origin, summary, citation, a table of properties (unit, default
 /// or "required", range, doc), the state columns with their units and
 /// their propagation and swap rules, the activity rule and the optional
 /// inputs the model reads.
@@ -18,6 +18,7 @@ pub fn describe(model: &RegisteredModel) -> String {
     // Writing into a String cannot fail.
     let _ = writeln!(out, "{} {}", d.name, d.version);
     let _ = writeln!(out, "  plugin:      {}", model.plugin);
+    let _ = writeln!(out, "  sdk:         {}", model.sdk_version);
     // Not wrapped: a path must stay on one line to be copied.
     let _ = writeln!(out, "  origin:      {}", model.origin);
     if !d.summary.is_empty() {

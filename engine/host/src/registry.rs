@@ -47,6 +47,9 @@ pub struct RegisteredModel {
     pub entry: talus_sdk::ModelEntry,
     /// Name of the plugin that provides the model.
     pub plugin: String,
+    /// The sdk version the plugin was built with (it may be older than the
+    /// engine's within the same `0.minor`).
+    pub sdk_version: String,
     /// Where the plugin came from.
     pub origin: Origin,
 }
@@ -56,6 +59,7 @@ impl fmt::Debug for RegisteredModel {
         f.debug_struct("RegisteredModel")
             .field("descriptor", &self.entry.descriptor)
             .field("plugin", &self.plugin)
+            .field("sdk_version", &self.sdk_version)
             .field("origin", &self.origin)
             .finish_non_exhaustive()
     }
@@ -233,6 +237,7 @@ impl ModelRegistry {
 /// Reads and validates the models of one plugin.
 fn collect(root: PluginModRef, origin: Origin) -> Result<Vec<RegisteredModel>, HostError> {
     let plugin = root.plugin_name()().to_string();
+    let sdk_version = root.sdk_version()().to_string();
     let records = root.models()();
     let invalid = |model: &str, reason: String| -> HostError {
         HostErrorKind::InvalidDescriptor {
@@ -262,6 +267,7 @@ fn collect(root: PluginModRef, origin: Origin) -> Result<Vec<RegisteredModel>, H
         .map(|entry| RegisteredModel {
             entry,
             plugin: plugin.clone(),
+            sdk_version: sdk_version.clone(),
             origin: origin.clone(),
         })
         .collect())

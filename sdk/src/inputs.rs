@@ -51,6 +51,11 @@ pub const BRANCH_1: u32 = 4;
 /// moment.
 pub const BRANCH_2: u32 = 5;
 
+/// Contact location in global axes (m), width 3: the point where the
+/// engine applies the contact force. For models whose properties vary in
+/// space (a layered or graded material). Added in sdk 0.3.1.
+pub const CONTACT_POINT: u32 = 6;
+
 /// What the sdk says about one optional input id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct InputInfo {
@@ -102,6 +107,13 @@ pub const ALL: &[InputInfo] = &[
         width: 3,
         unit: "m",
         doc: "end2 reference point to contact location, in (n, s, t)",
+    },
+    InputInfo {
+        id: CONTACT_POINT,
+        name: "contact_point",
+        width: 3,
+        unit: "m",
+        doc: "contact location in global axes",
     },
 ];
 

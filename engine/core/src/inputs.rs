@@ -114,6 +114,7 @@ pub fn provides(id: u32) -> bool {
             | inputs::CONTACT_RADIUS
             | inputs::BRANCH_1
             | inputs::BRANCH_2
+            | inputs::CONTACT_POINT
     )
 }
 
@@ -130,6 +131,7 @@ pub fn write(id: u32, g: &Geometry, out: &mut [f64]) {
         inputs::CONTACT_RADIUS => out[0] = contact_radius(g.r1, g.r2, g.gap),
         inputs::BRANCH_1 => out.copy_from_slice(&in_frame(g.xc - g.x1)),
         inputs::BRANCH_2 => out.copy_from_slice(&in_frame(g.xc - g.x2)),
+        inputs::CONTACT_POINT => out.copy_from_slice(&g.xc.to_array()),
         _ => panic!("the engine does not provide input {}", inputs::name(id)),
     }
 }

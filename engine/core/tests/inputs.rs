@@ -1,5 +1,6 @@
 //! Optional model inputs through the whole contact pass: a model that asks
-//! for the overlap volume, the contact disc and both branch vectors gets,
+//! for the overlap volume, the contact disc, both branch vectors and the
+//! contact point gets,
 //! for each of its contacts, the values the closed forms give for that
 //! contact's geometry.
 
@@ -15,12 +16,13 @@ struct Recorder {
 }
 
 /// The inputs the recorder asks for, in the order of its state slots.
-const ASKED: [u32; 5] = [
+const ASKED: [u32; 6] = [
     inputs::OVERLAP_VOLUME,
     inputs::CONTACT_AREA,
     inputs::CONTACT_RADIUS,
     inputs::BRANCH_1,
     inputs::BRANCH_2,
+    inputs::CONTACT_POINT,
 ];
 
 impl ContactModel for Recorder {
@@ -28,7 +30,10 @@ impl ContactModel for Recorder {
         let mut d = ModelDescriptor::new("recorder", "0.1.0").property(
             talus_sdk::PropertyDesc::new("kv", "N/m^3", "volume stiffness"),
         );
-        for name in ["v", "area", "a", "b1n", "b1s", "b1t", "b2n", "b2s", "b2t"] {
+        let names = [
+            "v", "area", "a", "b1n", "b1s", "b1t", "b2n", "b2s", "b2t", "x", "y", "z",
+        ];
+        for name in names {
             d = d.state(StateSlotDesc::new(name, "-", ""));
         }
         for id in ASKED {
@@ -156,6 +161,7 @@ fn a_model_gets_the_inputs_it_asks_for_contact_by_contact() {
         let (b1, b2) = (in_frame(p.xc - x1), in_frame(p.xc - x2));
         assert_eq!([v[3], v[4], v[5]], b1, "contact {k}");
         assert_eq!([v[6], v[7], v[8]], b2, "contact {k}");
+        assert_eq!([v[9], v[10], v[11]], p.xc.to_array(), "contact {k}");
         // A branch vector of a ball runs along n, to the middle of the
         // overlap.
         assert!(close(v[3], r1 + p.gap / 2.0, 1e-12), "contact {k}");

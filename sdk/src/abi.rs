@@ -187,7 +187,8 @@ impl ModelEntry {
     pub fn from_abi(record: ModelModRef) -> Result<ModelEntry, String> {
         let activity = Activity::from_code(record.activity()).ok_or_else(|| {
             format!(
-                "it declares activity code {}, which this sdk does not know",
+                "it declares activity code {}, which this engine does not know; the plugin \
+                 needs a newer talus",
                 record.activity()
             )
         })?;
@@ -209,7 +210,8 @@ impl ModelEntry {
             .map(|s| {
                 let unknown = |what: &str, code: u8| {
                     format!(
-                        "state slot {:?} declares {what} code {code}, which this sdk does not know",
+                        "state slot {:?} declares {what} code {code}, which this engine does not \
+                         know; the plugin needs a newer talus",
                         s.name.as_str()
                     )
                 };

@@ -128,7 +128,7 @@ pub(crate) fn validate_entry(entry: &ModelEntry) -> Result<(), String> {
         if inputs::info(id).is_none() {
             return Err(format!(
                 "it asks for input id {id}, which this engine (sdk {SDK_VERSION}) does not \
-                 know; rebuild the plugin against talus-sdk {SDK_VERSION} or use a newer engine"
+                 know; the plugin needs a newer talus"
             ));
         }
         if d.inputs[..k].contains(&id) {

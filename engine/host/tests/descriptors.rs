@@ -212,3 +212,72 @@ fn describe_lists_everything_a_user_needs() {
     }
     println!("{text}");
 }
+
+mod newer {
+    //! A plugin whose record uses a rule code of a newer sdk (built by
+    //! hand, since this sdk cannot express it).
+    use talus_sdk::abi::{ModelMod, PluginMod, StateSlotAbi};
+    use talus_sdk::abi_stable::prefix_type::PrefixTypeTrait;
+    use talus_sdk::abi_stable::std_types::{RSlice, RStr, RVec};
+    use talus_sdk::{ModelModRef, PluginModRef};
+
+    extern "C" fn name() -> RStr<'static> {
+        RStr::from_str("newer-plugin")
+    }
+
+    static SLOTS: [StateSlotAbi; 1] = [StateSlotAbi {
+        name: RStr::from_str("spin_memory"),
+        unit: RStr::from_str("-"),
+        doc: RStr::from_str(""),
+        propagation: 1,
+        swap: 7,
+    }];
+
+    extern "C" fn models() -> RVec<ModelModRef> {
+        let valid = talus_sdk::entry::<super::Mutant<0>>();
+        let record = ModelMod {
+            name: RStr::from_str("from_the_future"),
+            version: RStr::from_str("1.0.0"),
+            summary: RStr::from_str(""),
+            citation: RStr::from_str(""),
+            properties: RSlice::from_slice(&[]),
+            state: RSlice::from_slice(&SLOTS),
+            activity: 0,
+            activity_doc: RStr::from_str(""),
+            inputs: RSlice::from_slice(&[]),
+            batch: valid.batch,
+            custom_state: valid.custom_state,
+        };
+        RVec::from(vec![record.leak_into_prefix()])
+    }
+
+    pub fn root_module() -> PluginModRef {
+        PluginMod {
+            plugin_name: name,
+            sdk_version: talus_sdk::sdk_version,
+            models,
+        }
+        .leak_into_prefix()
+    }
+}
+
+#[test]
+fn a_rule_code_of_a_newer_sdk_is_refused_in_one_line() {
+    let err = ModelRegistry::new()
+        .add_embedded(newer::root_module())
+        .unwrap_err();
+    assert!(
+        matches!(err.kind(), HostErrorKind::InvalidDescriptor { .. }),
+        "{err:?}"
+    );
+    let message = err.to_string();
+    assert_eq!(message.lines().count(), 1, "{message}");
+    for needle in [
+        "\"from_the_future\"",
+        "\"newer-plugin\"",
+        "\"spin_memory\" declares swap code 7",
+        "needs a newer talus",
+    ] {
+        assert!(message.contains(needle), "missing {needle} in {message}");
+    }
+}

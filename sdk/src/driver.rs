@@ -1,75 +1,145 @@
 //! The batch driver: turns a per-contact [`ContactModel`] into the batch
-//! ABI call, catching panics so that none crosses the boundary.
+//! ABI call. It cuts the batch into runs of one property set, prepares the
+//! model once per run, handles the engine's skip flags, checks the slices
+//! and input columns, and catches panics so that none crosses the
+//! boundary.
 
 use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use abi_stable::std_types::{RErr, ROk, RResult, RSlice, RSliceMut, RString};
 
-use crate::{BatchContext, BatchError, ContactInput, ContactOutput};
+use crate::descriptor::{ModelDescriptor, ModelEntry, StateEvent};
+use crate::{flags, inputs, BatchContext, BatchError, ContactInput, ContactOutput, InputColumn};
 
-/// A contact model written as a per-contact kernel.
-///
-/// The sdk generates the batch loop around [`ContactModel::force_displacement`];
-/// a panic inside the kernel becomes a [`BatchError`] naming the contact.
-pub trait ContactModel: Sized {
-    /// The model's declaration (name, properties, state slots, rules).
-    fn descriptor() -> crate::ModelDescriptor;
+/// One contact as the kernel sees it: its base input (through `Deref`,
+/// so `contact.gap` works) and its values of the optional inputs the model
+/// asked for.
+#[derive(Clone, Copy, Debug)]
+pub struct Contact<'a> {
+    input: &'a ContactInput,
+    index: usize,
+    columns: &'a [InputColumn<'a>],
+}
 
-    /// Builds the model for one property set; `props` follows the order of
-    /// the descriptor's properties and has been range-checked by the engine.
-    fn from_props(props: &[f64]) -> Self;
-
-    /// Updates `state` (this contact's slots) and writes `out` for one
-    /// contact and one timestep of length `dt`.
-    fn force_displacement(
-        &self,
-        dt: f64,
-        input: &ContactInput,
-        state: &mut [f64],
-        out: &mut ContactOutput,
-    );
-
-    /// Runs the model over consecutive contacts that all use this property
-    /// set: `state` holds `n_state` slots per contact and `outputs` one
-    /// entry per input. Before it works on contact `i` the method sets
-    /// `cursor` to `i`, so that a panic names that contact. Contacts
-    /// flagged [`crate::flags::IDLE`] must be left untouched (state and
-    /// output).
-    ///
-    /// The default calls [`ContactModel::force_displacement`] per contact
-    /// that is not idle.
-    /// A model overrides it to take per-set work (reciprocals, square
-    /// roots of properties) out of the loop; the results must be the ones
-    /// the per-contact call gives.
-    fn force_displacement_run(
-        &self,
-        dt: f64,
-        inputs: &[ContactInput],
-        state: &mut [f64],
-        n_state: usize,
-        outputs: &mut [ContactOutput],
-        cursor: &Cell<usize>,
-    ) {
-        for (i, (input, out)) in inputs.iter().zip(outputs.iter_mut()).enumerate() {
-            if input.flags & crate::flags::IDLE != 0 {
-                continue;
-            }
-            cursor.set(i);
-            let slots = &mut state[i * n_state..(i + 1) * n_state];
-            self.force_displacement(dt, input, slots, out);
+impl<'a> Contact<'a> {
+    /// A contact of a batch: `input` is contact `index` of the batch whose
+    /// optional inputs are `columns`.
+    pub fn new(input: &'a ContactInput, index: usize, columns: &'a [InputColumn<'a>]) -> Self {
+        Contact {
+            input,
+            index,
+            columns,
         }
     }
 
-    /// Merges the state `from` into `to` when the descriptor's propagation
-    /// rule is `Custom`. The default copies.
-    fn propagate(&self, from: &[f64], to: &mut [f64]) {
+    /// The base input.
+    #[inline]
+    pub fn input(&self) -> &'a ContactInput {
+        self.input
+    }
+
+    /// The contact's index in its batch.
+    #[inline]
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// This contact's values of optional input `id` (`width` of them, see
+    /// [`crate::inputs`]), or `None` if the batch does not carry it. The
+    /// engine carries every input the descriptor asks for (the driver
+    /// checks), so `None` means the model did not ask.
+    #[inline]
+    pub fn get(&self, id: u32) -> Option<&'a [f64]> {
+        let column = self.columns.iter().find(|c| c.id == id)?;
+        let w = column.width as usize;
+        column
+            .values
+            .as_slice()
+            .get(self.index * w..(self.index + 1) * w)
+    }
+
+    /// The value of a one-wide optional input `id`, or `None` (see
+    /// [`Contact::get`]).
+    #[inline]
+    pub fn scalar(&self, id: u32) -> Option<f64> {
+        self.get(id)?.first().copied()
+    }
+
+    /// The value of a three-wide optional input `id`, or `None` (see
+    /// [`Contact::get`]).
+    #[inline]
+    pub fn vector(&self, id: u32) -> Option<[f64; 3]> {
+        self.get(id)?.try_into().ok()
+    }
+}
+
+impl std::ops::Deref for Contact<'_> {
+    type Target = ContactInput;
+
+    #[inline]
+    fn deref(&self) -> &ContactInput {
+        self.input
+    }
+}
+
+/// A contact model written as a per-contact kernel.
+///
+/// The sdk generates the batch call around it ([`crate::entry`],
+/// [`crate::define_plugin!`]). For each run of consecutive contacts that
+/// share a property set, the driver calls [`ContactModel::prepare`] once,
+/// then, contact by contact:
+///
+/// - a contact flagged [`flags::IDLE`] is skipped: its state and output
+///   stay exactly as they are;
+/// - a contact flagged [`flags::SUPPRESSED`] gets [`ContactOutput::INACTIVE`]
+///   (no force, no stiffness) and [`ContactModel::suppressed`], which by
+///   default leaves its state alone;
+/// - any other contact goes to [`ContactModel::force_displacement`].
+///
+/// The whole loop is generic over the model, so the kernel inlines into
+/// it: what `prepare` computes is computed once per run, and a model pays
+/// nothing for the features it does not use. A panic anywhere becomes a
+/// [`BatchError`] naming the contact.
+pub trait ContactModel: Sized {
+    /// The model's declaration (see [`ModelDescriptor`] and its builder).
+    fn descriptor() -> ModelDescriptor;
+
+    /// The model for one property set and timestep `dt` (s), called once
+    /// per run of contacts that share the set. `props` follows the order of
+    /// the descriptor's properties and has been range-checked by the
+    /// engine. Take per-run work here (reciprocals, square roots of
+    /// properties), not in the kernel.
+    fn prepare(props: &[f64], dt: f64) -> Self;
+
+    /// The kernel: updates `state` (this contact's slots, as many as the
+    /// descriptor declares) and returns what the contact does this step.
+    /// It may keep per-run memory in `self` (the same value serves the
+    /// whole run, in batch order).
+    fn force_displacement(&mut self, contact: &Contact<'_>, state: &mut [f64]) -> ContactOutput;
+
+    /// Called for a contact the engine suppressed this step, after the
+    /// driver wrote [`ContactOutput::INACTIVE`] as its output. The default
+    /// leaves the state untouched; a model that must release force history
+    /// then (while keeping cumulative quantities) overrides it.
+    #[inline]
+    fn suppressed(&mut self, contact: &Contact<'_>, state: &mut [f64]) {
+        let _ = (contact, state);
+    }
+
+    /// The model's rule for its state slots declared `Custom` (propagation
+    /// or swap); see [`crate::StateFn`]. `props` is the target contact's
+    /// property set, `from` the source state, `to` the target state, whose
+    /// other slots already hold their result (writes to them are undone).
+    /// The default copies `from` into `to`.
+    fn custom_state(event: StateEvent, props: &[f64], from: &[f64], to: &mut [f64]) {
+        let _ = (event, props);
         to.copy_from_slice(from);
     }
 }
 
 thread_local! {
-    /// Whether this thread is inside a batch call of the driver.
+    /// Whether this thread is inside a guarded call of the driver.
     static IN_BATCH: Cell<bool> = const { Cell::new(false) };
 }
 
@@ -89,7 +159,7 @@ fn quiet_caught_panics() {
     });
 }
 
-/// Marks the current thread as inside a batch call until dropped.
+/// Marks the current thread as inside a guarded call until dropped.
 struct BatchScope;
 
 impl BatchScope {
@@ -135,7 +205,53 @@ fn check_lengths(
             "batch slices disagree: {n_inputs} inputs, {n_outputs} outputs, {n_state} state values"
         ));
     }
+    for c in ctx.columns.iter() {
+        if inputs::width(c.id).is_some_and(|w| w != c.width) {
+            return Err(format!(
+                "input {} comes {} wide, expected {}",
+                inputs::name(c.id),
+                c.width,
+                inputs::width(c.id).unwrap_or(0)
+            ));
+        }
+        if c.values.len() != n_inputs * c.width as usize {
+            return Err(format!(
+                "input {} has {} values for {n_inputs} contacts of width {}",
+                inputs::name(c.id),
+                c.values.len(),
+                c.width
+            ));
+        }
+    }
     Ok(())
+}
+
+/// Runs model `m` over one run of contacts (`first` is the batch index of
+/// the first), each with its state slots from `slots`.
+#[inline(always)]
+fn run_contacts<'s, M: ContactModel>(
+    m: &mut M,
+    first: usize,
+    inputs: &[ContactInput],
+    outputs: &mut [ContactOutput],
+    slots: impl Iterator<Item = &'s mut [f64]>,
+    columns: &[InputColumn<'_>],
+    cursor: &Cell<usize>,
+) {
+    let contacts = inputs.iter().zip(outputs.iter_mut()).zip(slots);
+    for (k, ((input, out), state)) in contacts.enumerate() {
+        if input.flags & (flags::IDLE | flags::SUPPRESSED) != 0 {
+            if input.flags & flags::IDLE != 0 {
+                continue;
+            }
+            cursor.set(first + k);
+            *out = ContactOutput::INACTIVE;
+            m.suppressed(&Contact::new(input, first + k, columns), state);
+            continue;
+        }
+        cursor.set(first + k);
+        *out = m.force_displacement(&Contact::new(input, first + k, columns), state);
+    }
 }
 
 /// The batch ABI entry point for model `M` (see [`crate::BatchFn`]).
@@ -145,9 +261,7 @@ pub extern "C" fn run_batch<M: ContactModel>(
     mut state: RSliceMut<'_, f64>,
     mut outputs: RSliceMut<'_, ContactOutput>,
 ) -> RResult<(), BatchError> {
-    // Index of the contact being processed: the start of the current run
-    // plus the model's position within it.
-    let run_start = Cell::new(0usize);
+    // Index in the batch of the contact being processed.
     let cursor = Cell::new(0usize);
     let _scope = BatchScope::enter();
     let result = catch_unwind(AssertUnwindSafe(|| -> Result<(), String> {
@@ -159,13 +273,12 @@ pub extern "C" fn run_batch<M: ContactModel>(
         let n_sets = ctx.props.len().checked_div(n_props).unwrap_or(1);
         let state = state.as_mut_slice();
         let outputs = outputs.as_mut_slice();
-        // Runs of consecutive contacts with the same property set go to
-        // the model in one call: contacts of one batch mostly share a set,
-        // and the model is built once per run, without allocation.
+        let columns = ctx.columns.as_slice();
+        // Runs of consecutive contacts with the same property set share
+        // one prepared model: contacts of one batch mostly share a set.
         let mut lo = 0;
         while lo < inputs.len() {
-            run_start.set(lo);
-            cursor.set(0);
+            cursor.set(lo);
             let set = inputs[lo].prop_set;
             if set as usize >= n_sets {
                 return Err(format!("property set {set} out of range ({n_sets} sets)"));
@@ -176,48 +289,53 @@ pub extern "C" fn run_batch<M: ContactModel>(
                     .position(|c| c.prop_set != set)
                     .unwrap_or(inputs.len() - lo);
             let k = set as usize;
-            let m = M::from_props(&ctx.props[k * n_props..(k + 1) * n_props]);
-            m.force_displacement_run(
-                ctx.dt,
-                &inputs[lo..hi],
-                &mut state[lo * n_state..hi * n_state],
-                n_state,
-                &mut outputs[lo..hi],
-                &cursor,
-            );
+            let mut m = M::prepare(&ctx.props[k * n_props..(k + 1) * n_props], ctx.dt);
+            let (run_in, run_out) = (&inputs[lo..hi], &mut outputs[lo..hi]);
+            if n_state == 0 {
+                let none = std::iter::repeat_with(<&mut [f64]>::default);
+                run_contacts(&mut m, lo, run_in, run_out, none, columns, &cursor);
+            } else {
+                let slots = state[lo * n_state..hi * n_state].chunks_exact_mut(n_state);
+                run_contacts(&mut m, lo, run_in, run_out, slots, columns, &cursor);
+            }
             lo = hi;
         }
         Ok(())
     }));
+    let index = cursor.get() as u64;
     match result {
         Ok(Ok(())) => ROk(()),
         Ok(Err(message)) => RErr(BatchError {
-            index: (run_start.get() + cursor.get()) as u64,
+            index,
             message: RString::from(message),
         }),
         Err(payload) => RErr(BatchError {
-            index: (run_start.get() + cursor.get()) as u64,
+            index,
             message: RString::from(panic_message(payload.as_ref())),
         }),
     }
 }
 
-/// The propagation ABI entry point for model `M` (see [`crate::PropagateFn`]).
-pub extern "C" fn run_propagate<M: ContactModel>(
+/// The custom-state ABI entry point for model `M` (see [`crate::StateFn`]).
+pub extern "C" fn run_custom_state<M: ContactModel>(
+    event: u32,
     props: RSlice<'_, f64>,
     from: RSlice<'_, f64>,
     mut to: RSliceMut<'_, f64>,
 ) -> RResult<(), RString> {
     let _scope = BatchScope::enter();
     let result = catch_unwind(AssertUnwindSafe(|| {
+        let Some(event) = StateEvent::from_code(event) else {
+            return Err(format!("unknown state event {event}"));
+        };
         if from.len() != to.len() {
             return Err(format!(
-                "propagation between state blocks of {} and {} slots",
+                "state rule between blocks of {} and {} slots",
                 from.len(),
                 to.len()
             ));
         }
-        M::from_props(props.as_slice()).propagate(from.as_slice(), to.as_mut_slice());
+        M::custom_state(event, props.as_slice(), from.as_slice(), to.as_mut_slice());
         Ok(())
     }));
     match result {
@@ -227,82 +345,265 @@ pub extern "C" fn run_propagate<M: ContactModel>(
     }
 }
 
-/// Builds a plugin's model list for the root module, catching a panic in
+/// Builds the exported records of a plugin's models, catching a panic in
 /// a model's `descriptor()`: unwinding out of the `extern "C"` root-module
 /// function would abort the engine. A plugin whose list panics reports no
 /// models, which the engine refuses with a message naming the library.
 #[doc(hidden)]
-pub fn guarded_models(
-    build: fn() -> abi_stable::std_types::RVec<crate::ModelEntry>,
-) -> abi_stable::std_types::RVec<crate::ModelEntry> {
+pub fn guarded_models(build: fn() -> Vec<ModelEntry>) -> Vec<crate::ModelModRef> {
     let _scope = BatchScope::enter();
-    catch_unwind(build).unwrap_or_default()
+    catch_unwind(|| build().iter().map(ModelEntry::to_abi).collect()).unwrap_or_default()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{flags, ModelDescriptor};
 
-    /// Counts its calls per contact and echoes the gap.
-    struct Echo;
+    /// Counts its calls per contact in slot 0, echoes the gap, and marks
+    /// suppressed contacts in slot 1 (when `SEE` is set).
+    struct Echo<const SEE: bool>;
 
-    impl ContactModel for Echo {
+    impl<const SEE: bool> ContactModel for Echo<SEE> {
         fn descriptor() -> ModelDescriptor {
-            unreachable!("not needed by the driver")
+            ModelDescriptor::new("echo", "0.1.0")
         }
-        fn from_props(_: &[f64]) -> Self {
+        fn prepare(_: &[f64], _: f64) -> Self {
             Echo
         }
-        fn force_displacement(
-            &self,
-            _: f64,
-            input: &ContactInput,
-            state: &mut [f64],
-            out: &mut ContactOutput,
-        ) {
+        fn force_displacement(&mut self, c: &Contact<'_>, state: &mut [f64]) -> ContactOutput {
             state[0] += 1.0;
-            out.force[0] = input.gap;
+            ContactOutput::active([c.gap, 0.0, 0.0], [1.0, 0.0])
+        }
+        fn suppressed(&mut self, _: &Contact<'_>, state: &mut [f64]) {
+            if SEE {
+                state[1] = -1.0;
+            }
+        }
+    }
+
+    fn ctx<'a>(columns: &'a [InputColumn<'a>], n_state: u32) -> BatchContext<'a> {
+        BatchContext {
+            dt: 1e-3,
+            props: RSlice::from_slice(&[]),
+            n_props: 0,
+            n_state,
+            columns: RSlice::from_slice(columns),
+        }
+    }
+
+    fn run<M: ContactModel>(
+        ctx: &BatchContext<'_>,
+        inputs: &[ContactInput],
+        state: &mut [f64],
+        outputs: &mut [ContactOutput],
+    ) -> Result<(), BatchError> {
+        run_batch::<M>(
+            ctx,
+            RSlice::from_slice(inputs),
+            RSliceMut::from_mut_slice(state),
+            RSliceMut::from_mut_slice(outputs),
+        )
+        .into_result()
+    }
+
+    #[test]
+    fn idle_and_suppressed_contacts_are_handled_by_the_driver() {
+        let kinds = [0, flags::IDLE, flags::SUPPRESSED, 0, flags::IDLE, 0];
+        let inputs: Vec<ContactInput> = kinds
+            .iter()
+            .enumerate()
+            .map(|(i, &f)| ContactInput {
+                gap: -(i as f64),
+                flags: f | if i == 2 { flags::NEW } else { 0 },
+                ..ContactInput::default()
+            })
+            .collect();
+        let before = ContactOutput {
+            force: [7.0; 3],
+            status: 9,
+            ..ContactOutput::default()
+        };
+        for see in [false, true] {
+            let mut state = vec![10.0; 2 * kinds.len()];
+            let mut outputs = vec![before; kinds.len()];
+            let ctx = ctx(&[], 2);
+            if see {
+                run::<Echo<true>>(&ctx, &inputs, &mut state, &mut outputs).unwrap();
+            } else {
+                run::<Echo<false>>(&ctx, &inputs, &mut state, &mut outputs).unwrap();
+            }
+            for (i, &f) in kinds.iter().enumerate() {
+                let slots = &state[2 * i..2 * i + 2];
+                if f == flags::IDLE {
+                    assert_eq!((slots, outputs[i]), (&[10.0, 10.0][..], before), "{i}");
+                } else if f == flags::SUPPRESSED {
+                    assert_eq!(outputs[i], ContactOutput::INACTIVE);
+                    let marked = if see { -1.0 } else { 10.0 };
+                    assert_eq!(slots, [10.0, marked], "{i}");
+                } else {
+                    assert_eq!(slots, [11.0, 10.0], "{i}");
+                    assert_eq!(outputs[i].force[0], -(i as f64));
+                }
+            }
+        }
+    }
+
+    /// Reads the overlap volume and the first branch vector.
+    struct Reader;
+
+    impl ContactModel for Reader {
+        fn descriptor() -> ModelDescriptor {
+            ModelDescriptor::new("reader", "0.1.0")
+                .input(inputs::OVERLAP_VOLUME)
+                .input(inputs::BRANCH_1)
+        }
+        fn prepare(_: &[f64], _: f64) -> Self {
+            Reader
+        }
+        fn force_displacement(&mut self, c: &Contact<'_>, _: &mut [f64]) -> ContactOutput {
+            let v = c.scalar(inputs::OVERLAP_VOLUME).unwrap();
+            let b = c.vector(inputs::BRANCH_1).unwrap();
+            assert_eq!(c.get(inputs::CONTACT_AREA), None);
+            ContactOutput::active([v, b[0], b[2]], [0.0; 2])
         }
     }
 
     #[test]
-    fn idle_contacts_are_left_untouched() {
-        let idle = [false, true, true, false, true, false];
-        let inputs: Vec<ContactInput> = idle
+    fn kernels_read_their_contact_s_values_of_optional_inputs() {
+        let inputs = vec![ContactInput::default(); 3];
+        let volume = [1.0, 2.0, 3.0];
+        let branch: Vec<f64> = (0..9).map(f64::from).collect();
+        let columns = [
+            InputColumn {
+                id: inputs::BRANCH_1,
+                width: 3,
+                values: RSlice::from_slice(&branch),
+            },
+            InputColumn {
+                id: inputs::OVERLAP_VOLUME,
+                width: 1,
+                values: RSlice::from_slice(&volume),
+            },
+        ];
+        let mut outputs = vec![ContactOutput::default(); 3];
+        let ctx = ctx(&columns, 0);
+        assert_eq!(ctx.column(inputs::OVERLAP_VOLUME), Some(&volume[..]));
+        run::<Reader>(&ctx, &inputs, &mut [], &mut outputs).unwrap();
+        let forces: Vec<[f64; 3]> = outputs.iter().map(|o| o.force).collect();
+        assert_eq!(forces, [[1.0, 0.0, 2.0], [2.0, 3.0, 5.0], [3.0, 6.0, 8.0]]);
+
+        // A column of the wrong length or width is refused, not read.
+        let short = [InputColumn {
+            id: inputs::OVERLAP_VOLUME,
+            width: 1,
+            values: RSlice::from_slice(&volume[..2]),
+        }];
+        let err = run::<Reader>(&ctx_of(&short), &inputs, &mut [], &mut outputs).unwrap_err();
+        assert!(
+            err.message.contains("overlap_volume has 2 values"),
+            "{err:?}"
+        );
+        let wide = [InputColumn {
+            id: inputs::OVERLAP_VOLUME,
+            width: 3,
+            values: RSlice::from_slice(&branch),
+        }];
+        let err = run::<Reader>(&ctx_of(&wide), &inputs, &mut [], &mut outputs).unwrap_err();
+        assert!(err.message.contains("3 wide, expected 1"), "{err:?}");
+        // A column the model needs but the engine left out: the kernel's
+        // `unwrap` panics, and the panic comes back naming contact 0.
+        let err = run::<Reader>(&ctx_of(&[]), &inputs, &mut [], &mut outputs).unwrap_err();
+        assert_eq!(err.index, 0);
+        assert!(err.message.starts_with("panicked"), "{err:?}");
+    }
+
+    fn ctx_of<'a>(columns: &'a [InputColumn<'a>]) -> BatchContext<'a> {
+        ctx(columns, 0)
+    }
+
+    /// Counts how often `prepare` runs, through slot 0 of each contact.
+    struct Runs {
+        id: f64,
+    }
+
+    thread_local! {
+        static PREPARED: Cell<u32> = const { Cell::new(0) };
+    }
+
+    impl ContactModel for Runs {
+        fn descriptor() -> ModelDescriptor {
+            ModelDescriptor::new("runs", "0.1.0")
+        }
+        fn prepare(props: &[f64], _: f64) -> Self {
+            PREPARED.with(|p| p.set(p.get() + 1));
+            Runs { id: props[0] }
+        }
+        fn force_displacement(&mut self, c: &Contact<'_>, state: &mut [f64]) -> ContactOutput {
+            if c.gap > 0.0 {
+                panic!("open contact {}", c.index());
+            }
+            state[0] = self.id;
+            ContactOutput::default()
+        }
+    }
+
+    #[test]
+    fn one_prepare_per_run_of_a_property_set_and_errors_name_the_contact() {
+        let sets = [0u32, 0, 1, 1, 1, 0];
+        let inputs: Vec<ContactInput> = sets
             .iter()
-            .enumerate()
-            .map(|(i, &idle)| ContactInput {
-                gap: -(i as f64),
-                flags: if idle { flags::IDLE } else { 0 },
+            .map(|&s| ContactInput {
+                prop_set: s,
                 ..ContactInput::default()
             })
             .collect();
-        let mut state = vec![10.0; idle.len()];
-        let before = ContactOutput {
-            force: [7.0; 3],
-            ..ContactOutput::default()
-        };
-        let mut outputs = vec![before; idle.len()];
+        let props = [10.0, 20.0];
         let ctx = BatchContext {
-            dt: 1e-3,
-            props: RSlice::from_slice(&[]),
-            n_props: 0,
-            n_state: 1,
+            props: RSlice::from_slice(&props),
+            n_props: 1,
+            ..ctx(&[], 1)
         };
-        let r = run_batch::<Echo>(
-            &ctx,
-            RSlice::from_slice(&inputs),
-            RSliceMut::from_mut_slice(&mut state),
-            RSliceMut::from_mut_slice(&mut outputs),
+        let mut state = vec![0.0; 6];
+        let mut outputs = vec![ContactOutput::default(); 6];
+        PREPARED.with(|p| p.set(0));
+        run::<Runs>(&ctx, &inputs, &mut state, &mut outputs).unwrap();
+        assert_eq!(PREPARED.with(Cell::get), 3);
+        assert_eq!(state, [10.0, 10.0, 20.0, 20.0, 20.0, 10.0]);
+
+        let mut open = inputs.clone();
+        open[4].gap = 1.0;
+        let err = run::<Runs>(&ctx, &open, &mut state, &mut outputs).unwrap_err();
+        assert_eq!(err.index, 4);
+        assert_eq!(err.message, "panicked: open contact 4");
+
+        let mut bad = inputs;
+        bad[3].prop_set = 2;
+        let err = run::<Runs>(&ctx, &bad, &mut state, &mut outputs).unwrap_err();
+        assert_eq!(err.index, 3);
+        assert!(
+            err.message.contains("property set 2 out of range"),
+            "{err:?}"
         );
-        assert!(r.is_ok());
-        for (i, &idle) in idle.iter().enumerate() {
-            if idle {
-                assert_eq!((state[i], outputs[i]), (10.0, before), "contact {i}");
-            } else {
-                assert_eq!((state[i], outputs[i].force[0]), (11.0, -(i as f64)));
-            }
-        }
+    }
+
+    #[test]
+    fn custom_state_reports_unknown_events_and_panics() {
+        let from = [1.0, 2.0];
+        let mut to = [0.0; 2];
+        let call = |event: u32, to: &mut [f64]| {
+            run_custom_state::<Runs>(
+                event,
+                RSlice::from_slice(&[]),
+                RSlice::from_slice(&from),
+                RSliceMut::from_mut_slice(to),
+            )
+            .into_result()
+        };
+        call(StateEvent::Merge.code(), &mut to).unwrap();
+        assert_eq!(to, from);
+        let err = call(77, &mut to).unwrap_err();
+        assert_eq!(err.as_str(), "unknown state event 77");
+        let err = call(StateEvent::Swap.code(), &mut to[..1]).unwrap_err();
+        assert!(err.contains("blocks of 2 and 1"), "{err}");
     }
 }

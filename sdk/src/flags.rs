@@ -3,8 +3,11 @@
 /// The contact was created this step (its state block is all zeros).
 pub const NEW: u32 = 1;
 /// The engine's wall logic (associative links, segment check, proximity
-/// merging) has taken force-carrying away from this contact for this step:
-/// the model must return zero force and treat the contact as not touching.
+/// merging) has taken force-carrying away from this contact for this step.
+/// The sdk's driver answers for the model: no force, no stiffness,
+/// inactive; the model only sees the contact through
+/// [`ContactModel::suppressed`](crate::ContactModel::suppressed), which
+/// leaves the state alone unless the model overrides it.
 pub const SUPPRESSED: u32 = 1 << 1;
 /// end2 is a wall facet (end1 is then a ball or pebble).
 pub const END2_FACET: u32 = 1 << 2;
@@ -12,7 +15,8 @@ pub const END2_FACET: u32 = 1 << 2;
 /// the model released it at its last call (returned a status other than
 /// active while the gap was open). Only this flag and
 /// [`ContactInput::prop_set`](crate::ContactInput::prop_set) are set (the
-/// gap is NaN, the rest is not meaningful); the model must leave the
-/// contact's state and output untouched. Engines of sdk 0.1 gathered such
-/// contacts out of the batch instead.
+/// gap is NaN, the rest is not meaningful), and the contact's state and
+/// output must stay untouched: the sdk's driver skips it, so models never
+/// see it. Engines of sdk 0.1 gathered such contacts out of the batch
+/// instead.
 pub const IDLE: u32 = 1 << 3;

@@ -2,19 +2,26 @@
 //!
 //! A plugin is a dynamic library (or, for the embedded defaults, an rlib)
 //! that hands the engine one root module, [`PluginModRef`]. The root module
-//! lists contact models; each model is a [`ModelEntry`]: a descriptor (name,
-//! properties with units and ranges, per-contact state slots, activity and
-//! propagation rules) and one batch force-displacement function.
+//! lists contact models. A model is a [`ModelDescriptor`] (name,
+//! properties with units and ranges, per-contact state slots with their
+//! propagation rules, activity rule, the optional inputs it reads) and one
+//! batch force-displacement function, which the sdk generates around a
+//! per-contact kernel.
 //!
 //! Goals, in order:
 //! 1. Nothing undefined crosses the boundary: only `#[repr(C)]` data that
 //!    derives `StableAbi`; panics are caught on the plugin side.
 //! 2. Loading a plugin built against an incompatible sdk fails with a clear
 //!    error at load time, never a crash later.
-//! 3. Calls are per batch (thousands of contacts), so the boundary costs
+//! 3. The interface grows without breaking built plugins: new inputs are
+//!    new column ids, new descriptor fields are appended to prefix types,
+//!    new rules are new codes (see "Versioning").
+//! 4. Calls are per batch (thousands of contacts), so the boundary costs
 //!    nothing measurable and kernels can vectorise.
-//! 4. Writing a model is small: implement [`ContactModel`] and invoke
-//!    [`define_plugin!`] and [`export_plugin!`].
+//! 5. Writing a model is small: implement [`ContactModel`] (a descriptor
+//!    from the builder, a per-run `prepare`, a per-contact kernel) and
+//!    invoke [`define_plugin!`] and [`export_plugin!`]. The driver handles
+//!    the engine's skip flags, panics and the batch layout.
 //!
 //! # Sign conventions
 //! - The contact normal `n` points from end1 to end2; `n = s x t`.
@@ -26,28 +33,44 @@
 //!   end2 and `-F` on end1 at the contact location; moments likewise.
 //!
 //! # Versioning
-//! The sdk crate's own version is the ABI version: abi_stable compares it
-//! (semver rules; for 0.x the minor must match) and checks the full type
-//! layout of the root module when a library is loaded. New root-module
-//! fields are only ever appended after the `last_prefix_field`.
+//! The sdk crate's own version is the ABI version: the engine loads a
+//! library built with the same `0.minor` (any patch), and abi_stable then
+//! checks the full type layout of the root module. Within one minor the
+//! interface only grows, in three ways that leave every checked layout as
+//! it was:
+//! - a new optional input is a new id in [`inputs`] (the batch carries
+//!   inputs as `{id, width, values}` columns, so no type changes);
+//! - a new descriptor field is appended to the model record
+//!   ([`abi::ModelMod`], a prefix type) after its `last_prefix_field`, and
+//!   reads as its default from a library that predates it;
+//! - a new rule or activity kind is a new code (the records hold integer
+//!   codes, not enums); an engine refuses a model using a code it does not
+//!   know, at load time.
+//!
+//! Root-module fields, likewise, are only ever appended after the
+//! `last_prefix_field`.
 
 #![warn(missing_docs)]
 
 pub use abi_stable;
 
 use abi_stable::{
-    declare_root_module_statics,
-    library::RootModule,
-    package_version_strings,
-    sabi_types::VersionStrings,
-    std_types::{ROption, RResult, RSlice, RSliceMut, RStr, RString, RVec},
+    std_types::{RResult, RSlice, RSliceMut, RStr, RString},
     StableAbi,
 };
 
+pub mod abi;
+mod descriptor;
 mod driver;
 pub mod flags;
+pub mod inputs;
 
-pub use driver::{guarded_models, run_batch, run_propagate, ContactModel};
+pub use abi::{ModelModRef, PluginModRef};
+pub use descriptor::{
+    Activity, ModelDescriptor, ModelEntry, Propagation, PropertyDesc, StateEvent, StateSlotDesc,
+    Swap,
+};
+pub use driver::{guarded_models, run_batch, run_custom_state, Contact, ContactModel};
 
 /// Version of this sdk; it is also the ABI version checked at load time.
 pub const SDK_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -105,6 +128,47 @@ pub struct ContactOutput {
     pub reserved: u32,
 }
 
+impl ContactOutput {
+    /// No force, no stiffness, [`STATUS_INACTIVE`]: what the driver writes
+    /// for a contact the engine suppressed.
+    pub const INACTIVE: ContactOutput = ContactOutput {
+        force: [0.0; 3],
+        moment: [0.0; 3],
+        stiffness: [0.0; 2],
+        status: STATUS_INACTIVE,
+        reserved: 0,
+    };
+
+    /// A contact that carries `force` (contact frame, on end2) and adds
+    /// `stiffness` to the timestep estimate; no moment.
+    #[inline]
+    pub const fn active(force: [f64; 3], stiffness: [f64; 2]) -> ContactOutput {
+        ContactOutput {
+            force,
+            stiffness,
+            status: STATUS_ACTIVE,
+            ..ContactOutput::INACTIVE
+        }
+    }
+
+    /// A contact without force that may soon carry some; it adds
+    /// `stiffness` to the timestep estimate.
+    #[inline]
+    pub const fn could_be_active(stiffness: [f64; 2]) -> ContactOutput {
+        ContactOutput {
+            stiffness,
+            status: STATUS_COULD_BE_ACTIVE,
+            ..ContactOutput::INACTIVE
+        }
+    }
+
+    /// This output with `moment` (contact frame, on end2).
+    #[inline]
+    pub const fn with_moment(self, moment: [f64; 3]) -> ContactOutput {
+        ContactOutput { moment, ..self }
+    }
+}
+
 /// The contact carries no force and will not soon.
 pub const STATUS_INACTIVE: u32 = 0;
 /// The contact carries no force now but may soon; it takes part in
@@ -125,6 +189,35 @@ pub struct BatchContext<'a> {
     pub n_props: u32,
     /// Number of state slots per contact (length of the descriptor's list).
     pub n_state: u32,
+    /// The optional inputs the model asked for, one column per id and
+    /// nothing else; empty for a model that asks for none.
+    pub columns: RSlice<'a, InputColumn<'a>>,
+}
+
+impl<'a> BatchContext<'a> {
+    /// The values of optional input `id` for the whole batch (`width`
+    /// values per contact, in batch order), or `None` if the batch has no
+    /// such column.
+    pub fn column(&self, id: u32) -> Option<&'a [f64]> {
+        self.columns
+            .as_slice()
+            .iter()
+            .find(|c| c.id == id)
+            .map(|c| c.values.as_slice())
+    }
+}
+
+/// One optional input of a batch: `width` values per contact, contact `i`
+/// at `values[i * width..(i + 1) * width]`.
+#[repr(C)]
+#[derive(StableAbi, Clone, Copy, Debug)]
+pub struct InputColumn<'a> {
+    /// Input id (see [`inputs`]).
+    pub id: u32,
+    /// Values per contact.
+    pub width: u32,
+    /// `n_contacts * width` values.
+    pub values: RSlice<'a, f64>,
 }
 
 /// An error a model reports from a batch call.
@@ -137,92 +230,6 @@ pub struct BatchError {
     pub message: RString,
 }
 
-/// One property a model takes, with its unit, default and allowed range.
-#[repr(C)]
-#[derive(StableAbi, Clone, Debug, PartialEq)]
-pub struct PropertyDesc {
-    /// Name as written in configs (snake case).
-    pub name: RString,
-    /// SI unit, e.g. "N/m"; "-" for dimensionless.
-    pub unit: RString,
-    /// Default value; `RNone` means the property is required.
-    pub default: ROption<f64>,
-    /// Smallest allowed value (inclusive).
-    pub min: f64,
-    /// Largest allowed value (inclusive).
-    pub max: f64,
-    /// One-line description.
-    pub doc: RString,
-}
-
-/// One per-contact state slot; its name becomes an output column.
-#[repr(C)]
-#[derive(StableAbi, Clone, Debug, PartialEq)]
-pub struct StateSlotDesc {
-    /// Column name (snake case).
-    pub name: RString,
-    /// SI unit.
-    pub unit: RString,
-    /// One-line description.
-    pub doc: RString,
-}
-
-/// How a model decides that a contact carries force.
-#[repr(u8)]
-#[derive(StableAbi, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Activity {
-    /// Active exactly while the pieces overlap (`gap < 0`). Declaring it
-    /// promises that, once the model has been called for an open contact
-    /// (`gap > 0`) and answered inactive, further calls while the contact
-    /// stays open would give the same answer: zero force, the same status
-    /// and stiffness, and no state change. The engine then stops calling
-    /// the model for that contact until it closes, and skips the frame
-    /// update and increments of open contacts.
-    Overlap = 0,
-    /// The model decides from its state (e.g. a bond active in tension);
-    /// the descriptor's `activity_doc` says how.
-    Custom = 1,
-}
-
-/// How a model's non-geometric state moves when the active wall contact
-/// passes from one facet to another, or when contacts merge.
-#[repr(u8)]
-#[derive(StableAbi, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Propagation {
-    /// State is not carried over.
-    None = 0,
-    /// The target receives a copy of the source state.
-    Copy = 1,
-    /// The source state is added to the target state slot by slot.
-    Add = 2,
-    /// The model's own `propagate` callback decides.
-    Custom = 3,
-}
-
-/// Everything the engine and users need to know about a model.
-#[repr(C)]
-#[derive(StableAbi, Clone, Debug, PartialEq)]
-pub struct ModelDescriptor {
-    /// Model name used in configs, e.g. "linear".
-    pub name: RString,
-    /// Model version (semver).
-    pub version: RString,
-    /// One-paragraph description.
-    pub summary: RString,
-    /// Reference to the literature, or empty.
-    pub citation: RString,
-    /// Properties in the order the batch call receives them.
-    pub properties: RVec<PropertyDesc>,
-    /// Per-contact state slots in storage order.
-    pub state: RVec<StateSlotDesc>,
-    /// Activity rule.
-    pub activity: Activity,
-    /// How activity is decided, for the docs.
-    pub activity_doc: RString,
-    /// State propagation rule between wall facets.
-    pub propagation: Propagation,
-}
-
 /// Batch force-displacement call. `state` holds `inputs.len() * n_state`
 /// values; `outputs` has the same length as `inputs`.
 pub type BatchFn = extern "C" fn(
@@ -232,86 +239,22 @@ pub type BatchFn = extern "C" fn(
     outputs: RSliceMut<'_, ContactOutput>,
 ) -> RResult<(), BatchError>;
 
-/// State propagation callback: merges `from` into `to` with the property
-/// set `props`.
-pub type PropagateFn = extern "C" fn(
+/// A model's custom state rule: the engine calls it for the slots whose
+/// propagation or swap rule is `Custom`, with an event code
+/// ([`StateEvent::code`]), the property set of the target contact, the
+/// source state `from` and the target state `to`. The other slots of `to`
+/// already hold their result, and the engine keeps those whatever the call
+/// writes.
+pub type StateFn = extern "C" fn(
+    event: u32,
     props: RSlice<'_, f64>,
     from: RSlice<'_, f64>,
     to: RSliceMut<'_, f64>,
 ) -> RResult<(), RString>;
 
-/// A model as the root module lists it.
-#[repr(C)]
-#[derive(StableAbi, Clone)]
-pub struct ModelEntry {
-    /// The model's declaration.
-    pub descriptor: ModelDescriptor,
-    /// The force-displacement kernel over a batch of contacts (a [`BatchFn`]).
-    pub batch: extern "C" fn(
-        &BatchContext<'_>,
-        RSlice<'_, ContactInput>,
-        RSliceMut<'_, f64>,
-        RSliceMut<'_, ContactOutput>,
-    ) -> RResult<(), BatchError>,
-    /// Propagation callback (a [`PropagateFn`]), used when
-    /// `descriptor.propagation` is `Custom`.
-    pub propagate: ROption<
-        extern "C" fn(RSlice<'_, f64>, RSlice<'_, f64>, RSliceMut<'_, f64>) -> RResult<(), RString>,
-    >,
-}
-
-/// The root module every plugin library exports.
-#[repr(C)]
-#[derive(StableAbi)]
-#[sabi(kind(Prefix(prefix_ref = PluginModRef)))]
-#[sabi(missing_field(panic))]
-pub struct PluginMod {
-    /// Name of the plugin library (its crate name).
-    pub plugin_name: extern "C" fn() -> RStr<'static>,
-    /// The sdk version the plugin was built with.
-    pub sdk_version: extern "C" fn() -> RStr<'static>,
-    /// The models the plugin provides.
-    #[sabi(last_prefix_field)]
-    pub models: extern "C" fn() -> RVec<ModelEntry>,
-}
-
-impl RootModule for PluginModRef {
-    declare_root_module_statics! {PluginModRef}
-    const BASE_NAME: &'static str = "talus_plugin";
-    const NAME: &'static str = "talus_plugin";
-    const VERSION_STRINGS: VersionStrings = package_version_strings!();
-}
-
 /// Returns [`SDK_VERSION`] with a `'static` lifetime for the root module.
 pub extern "C" fn sdk_version() -> RStr<'static> {
     RStr::from_str(SDK_VERSION)
-}
-
-/// Builds a [`PropertyDesc`] (a convenience for descriptors).
-pub fn property(
-    name: &str,
-    unit: &str,
-    default: Option<f64>,
-    range: (f64, f64),
-    doc: &str,
-) -> PropertyDesc {
-    PropertyDesc {
-        name: name.into(),
-        unit: unit.into(),
-        default: default.into(),
-        min: range.0,
-        max: range.1,
-        doc: doc.into(),
-    }
-}
-
-/// Builds a [`StateSlotDesc`] (a convenience for descriptors).
-pub fn state_slot(name: &str, unit: &str, doc: &str) -> StateSlotDesc {
-    StateSlotDesc {
-        name: name.into(),
-        unit: unit.into(),
-        doc: doc.into(),
-    }
 }
 
 /// Defines `pub fn root_module() -> PluginModRef` for a list of models.
@@ -320,6 +263,9 @@ pub fn state_slot(name: &str, unit: &str, doc: &str) -> StateSlotDesc {
 /// talus_sdk::define_plugin!("my_plugin", [MyModel]);
 /// talus_sdk::export_plugin!();
 /// ```
+///
+/// The model records are built (and leaked) once per process, at the
+/// first call of the root module's `models`.
 #[macro_export]
 macro_rules! define_plugin {
     ($plugin:expr, [$($model:ty),+ $(,)?]) => {
@@ -327,20 +273,26 @@ macro_rules! define_plugin {
             $crate::abi_stable::std_types::RStr::from_str($plugin)
         }
 
-        fn __talus_build_models() -> $crate::abi_stable::std_types::RVec<$crate::ModelEntry> {
-            let mut models = $crate::abi_stable::std_types::RVec::new();
-            $( models.push($crate::entry::<$model>()); )+
-            models
+        fn __talus_build_models() -> ::std::vec::Vec<$crate::ModelEntry> {
+            ::std::vec![$($crate::entry::<$model>()),+]
         }
 
-        extern "C" fn __talus_models() -> $crate::abi_stable::std_types::RVec<$crate::ModelEntry> {
-            $crate::guarded_models(__talus_build_models)
+        extern "C" fn __talus_models()
+            -> $crate::abi_stable::std_types::RVec<$crate::ModelModRef>
+        {
+            static MODELS: ::std::sync::OnceLock<::std::vec::Vec<$crate::ModelModRef>> =
+                ::std::sync::OnceLock::new();
+            MODELS
+                .get_or_init(|| $crate::guarded_models(__talus_build_models))
+                .iter()
+                .copied()
+                .collect()
         }
 
         /// The plugin's root module (also used to embed it statically).
         pub fn root_module() -> $crate::PluginModRef {
             use $crate::abi_stable::prefix_type::PrefixTypeTrait;
-            $crate::PluginMod {
+            $crate::abi::PluginMod {
                 plugin_name: __talus_plugin_name,
                 sdk_version: $crate::sdk_version,
                 models: __talus_models,
@@ -378,18 +330,14 @@ macro_rules! export_plugin {
     };
 }
 
-/// Builds the [`ModelEntry`] of a [`ContactModel`] (used by [`define_plugin!`]).
+/// Builds the [`ModelEntry`] of a [`ContactModel`] (used by
+/// [`define_plugin!`], and by tests that hand a model to the engine
+/// directly).
 pub fn entry<M: ContactModel>() -> ModelEntry {
-    let descriptor = M::descriptor();
-    let propagate: Option<PropagateFn> = if descriptor.propagation == Propagation::Custom {
-        Some(run_propagate::<M>)
-    } else {
-        None
-    };
     ModelEntry {
-        descriptor,
+        descriptor: M::descriptor(),
         batch: run_batch::<M>,
-        propagate: propagate.into(),
+        custom_state: run_custom_state::<M>,
     }
 }
 
@@ -418,16 +366,11 @@ mod guard_tests {
         fn descriptor() -> ModelDescriptor {
             panic!("descriptor is broken")
         }
-        fn from_props(_: &[f64]) -> Self {
+        fn prepare(_: &[f64], _: f64) -> Self {
             Broken
         }
-        fn force_displacement(
-            &self,
-            _: f64,
-            _: &ContactInput,
-            _: &mut [f64],
-            _: &mut ContactOutput,
-        ) {
+        fn force_displacement(&mut self, _: &Contact<'_>, _: &mut [f64]) -> ContactOutput {
+            ContactOutput::default()
         }
     }
 
@@ -437,6 +380,95 @@ mod guard_tests {
     fn a_panicking_descriptor_gives_an_empty_model_list() {
         let root = root_module();
         assert!((root.models())().is_empty());
+        assert!((root.models())().is_empty());
         assert_eq!((root.plugin_name())().as_str(), "broken");
+    }
+}
+
+#[cfg(test)]
+mod record_tests {
+    use super::*;
+
+    struct Full;
+
+    impl ContactModel for Full {
+        fn descriptor() -> ModelDescriptor {
+            ModelDescriptor::new("full", "1.2.3")
+                .summary("every field set")
+                .citation("nobody (2024)")
+                .property(PropertyDesc::new("k", "N/m", "stiffness").min(0.0))
+                .property(
+                    PropertyDesc::new("mu", "-", "friction")
+                        .default(0.5)
+                        .range(0.0, 2.0),
+                )
+                .state(StateSlotDesc::new("f_s", "N", "shear force").swap(Swap::Negate))
+                .state(StateSlotDesc::new("bond", "N", "bond force").propagation(Propagation::Add))
+                .state(
+                    StateSlotDesc::new("odd", "-", "custom both ways")
+                        .propagation(Propagation::Custom)
+                        .swap(Swap::Custom),
+                )
+                .activity(Activity::Custom, "while the bond holds")
+                .input(inputs::OVERLAP_VOLUME)
+                .input(inputs::BRANCH_2)
+        }
+        fn prepare(_: &[f64], _: f64) -> Self {
+            Full
+        }
+        fn force_displacement(&mut self, _: &Contact<'_>, _: &mut [f64]) -> ContactOutput {
+            ContactOutput::default()
+        }
+    }
+
+    define_plugin!("full-plugin", [Full]);
+
+    #[test]
+    fn a_descriptor_survives_the_exported_record() {
+        let root = root_module();
+        let records = (root.models())();
+        assert_eq!(records.len(), 1);
+        let back = ModelEntry::from_abi(records[0]).unwrap();
+        assert_eq!(back.descriptor, Full::descriptor());
+        // The record is built once: a second call hands out the same one.
+        let again = (root.models())();
+        assert_eq!(again[0].name().as_ptr(), records[0].name().as_ptr());
+    }
+
+    #[test]
+    fn unknown_codes_are_named() {
+        let mut entry = entry::<Full>();
+        entry.descriptor.activity = Activity::Overlap;
+        let record = entry.to_abi();
+        assert!(ModelEntry::from_abi(record).is_ok());
+        use abi_stable::prefix_type::PrefixTypeTrait;
+        let odd_slot = abi::StateSlotAbi {
+            name: RStr::from_str("weird"),
+            unit: RStr::from_str("-"),
+            doc: RStr::from_str(""),
+            propagation: 9,
+            swap: 0,
+        };
+        let slots: &'static [abi::StateSlotAbi] = Box::leak(Box::new([odd_slot]));
+        let base = |activity: u32, state: &'static [abi::StateSlotAbi]| abi::ModelMod {
+            name: RStr::from_str("odd"),
+            version: RStr::from_str("0.1.0"),
+            summary: RStr::from_str(""),
+            citation: RStr::from_str(""),
+            properties: RSlice::from_slice(&[]),
+            state: RSlice::from_slice(state),
+            activity,
+            activity_doc: RStr::from_str(""),
+            inputs: RSlice::from_slice(&[]),
+            batch: entry.batch,
+            custom_state: entry.custom_state,
+        };
+        let err = ModelEntry::from_abi(base(7, &[]).leak_into_prefix()).unwrap_err();
+        assert!(err.contains("activity code 7"), "{err}");
+        let err = ModelEntry::from_abi(base(0, slots).leak_into_prefix()).unwrap_err();
+        assert!(
+            err.contains("\"weird\" declares propagation code 9"),
+            "{err}"
+        );
     }
 }

@@ -445,7 +445,8 @@ mod tests {
         });
         let (g, w) = (sim.group("grain"), sim.group("wall"));
         let root = talus_plugin_linear::root_module();
-        let m = sim.add_model((root.models())().into_iter().next().unwrap());
+        let entry = talus_sdk::ModelEntry::from_abi((root.models())()[0]).unwrap();
+        let m = sim.add_model(entry);
         let props = vec![1e5, 5e4, 0.5, 0.1, 0.1];
         sim.assign(g, g, m, props.clone()).unwrap();
         sim.assign(g, w, m, props).unwrap();

@@ -22,6 +22,7 @@ mod detect;
 pub mod error;
 pub mod generate;
 pub mod geometry;
+pub mod inputs;
 pub mod math;
 mod motion;
 mod narrow;

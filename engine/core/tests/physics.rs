@@ -317,44 +317,28 @@ struct NanModel;
 
 impl talus_sdk::ContactModel for NanModel {
     fn descriptor() -> talus_sdk::ModelDescriptor {
-        talus_sdk::ModelDescriptor {
-            name: "nan_after_1um".into(),
-            version: "0.1.0".into(),
-            summary: "test model".into(),
-            citation: "".into(),
-            properties: vec![].into(),
-            state: vec![].into(),
-            activity: talus_sdk::Activity::Overlap,
-            activity_doc: "overlap".into(),
-            propagation: talus_sdk::Propagation::None,
-        }
+        talus_sdk::ModelDescriptor::new("nan_after_1um", "0.1.0").summary("test model")
     }
-    fn from_props(_: &[f64]) -> Self {
+    fn prepare(_: &[f64], _: f64) -> Self {
         NanModel
     }
     fn force_displacement(
-        &self,
-        _: f64,
-        input: &talus_sdk::ContactInput,
+        &mut self,
+        c: &talus_sdk::Contact<'_>,
         _: &mut [f64],
-        out: &mut talus_sdk::ContactOutput,
-    ) {
-        *out = talus_sdk::ContactOutput::default();
-        if input.gap < 0.0 {
-            out.status = talus_sdk::STATUS_ACTIVE;
-            out.stiffness = [1e3, 0.0];
-            out.force[0] = 1e3 * -input.gap;
-            if input.gap < -1e-6 {
-                if input.flags & talus_sdk::flags::END2_FACET != 0 {
-                    out.moment[2] = f64::NAN;
-                } else {
-                    out.force[0] = f64::NAN;
-                }
-            }
-        } else {
-            out.status = talus_sdk::STATUS_COULD_BE_ACTIVE;
-            out.stiffness = [1e3, 0.0];
+    ) -> talus_sdk::ContactOutput {
+        if c.gap >= 0.0 {
+            return talus_sdk::ContactOutput::could_be_active([1e3, 0.0]);
         }
+        let mut out = talus_sdk::ContactOutput::active([1e3 * -c.gap, 0.0, 0.0], [1e3, 0.0]);
+        if c.gap < -1e-6 {
+            if c.flags & talus_sdk::flags::END2_FACET != 0 {
+                out.moment[2] = f64::NAN;
+            } else {
+                out.force[0] = f64::NAN;
+            }
+        }
+        out
     }
 }
 

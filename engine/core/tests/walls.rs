@@ -679,3 +679,115 @@ fn unusable_wall_motions_are_refused_before_step_0() {
     });
     assert!(setup(servo).contains("unit direction"));
 }
+
+// ------------------------------------------------------- per-slot rules
+
+/// Counts steps in slots with different propagation rules: `total`
+/// (copy) and `own` (none) count the steps the contact carried force,
+/// `sum` (add) counts those and the steps it was suppressed, `held`
+/// (none) the suppressed ones alone, and `marked` (custom) counts like
+/// `total` plus 1000 per take-over.
+struct Tally;
+
+impl talus_sdk::ContactModel for Tally {
+    fn descriptor() -> talus_sdk::ModelDescriptor {
+        use talus_sdk::{Propagation, StateSlotDesc};
+        let slot = |name: &str, rule| StateSlotDesc::new(name, "-", "").propagation(rule);
+        talus_sdk::ModelDescriptor::new("tally", "0.1.0")
+            .property(talus_sdk::PropertyDesc::new("k", "N/m", "stiffness"))
+            .state(slot("total", Propagation::Copy))
+            .state(slot("own", Propagation::None))
+            .state(slot("sum", Propagation::Add))
+            .state(slot("held", Propagation::None))
+            .state(slot("marked", Propagation::Custom))
+    }
+
+    fn prepare(props: &[f64], _dt: f64) -> Self {
+        assert_eq!(props, [KN]);
+        Tally
+    }
+
+    fn force_displacement(
+        &mut self,
+        c: &talus_sdk::Contact<'_>,
+        s: &mut [f64],
+    ) -> talus_sdk::ContactOutput {
+        if c.gap >= 0.0 {
+            return talus_sdk::ContactOutput::could_be_active([KN, 0.0]);
+        }
+        for k in [0, 1, 2, 4] {
+            s[k] += 1.0;
+        }
+        talus_sdk::ContactOutput::active([-KN * c.gap, 0.0, 0.0], [KN, 0.0])
+    }
+
+    fn suppressed(&mut self, _: &talus_sdk::Contact<'_>, s: &mut [f64]) {
+        s[2] += 1.0;
+        s[3] += 1.0;
+    }
+
+    fn custom_state(event: talus_sdk::StateEvent, props: &[f64], from: &[f64], to: &mut [f64]) {
+        assert_eq!(event, talus_sdk::StateEvent::TakeOver);
+        assert_eq!(props, [KN]);
+        to[4] = from[4] + 1000.0;
+        // Writes to slots that are not custom are undone.
+        to[0] = -1.0;
+        to[2] = -1.0;
+    }
+}
+
+#[test]
+fn each_state_slot_follows_its_own_rule_when_the_load_crosses_a_facet() {
+    let h = 4.0 * RADIUS;
+    let dt = 1e-5;
+    let mut sim = Simulation::new(talus_core::Settings {
+        gravity: Vec3::ZERO,
+        timestep: talus_core::Timestep::Fixed(dt),
+        cell_tolerance: None,
+    });
+    let (g, w) = (sim.group("grain"), sim.group("wall"));
+    let m = sim.add_model(talus_sdk::entry::<Tally>());
+    sim.assign(g, w, m, vec![KN]).unwrap();
+    sim.assign(g, g, m, vec![KN]).unwrap();
+    // Across the diagonal of a two-facet square, as in the fig. 4 drag.
+    let u0 = 1e-3 * RADIUS;
+    let (start, end) = (
+        Vec3::new(-0.7 * h, -0.55 * h, RADIUS - u0),
+        Vec3::new(0.7 * h, 0.5 * h, RADIUS - u0),
+    );
+    let steps = 4000;
+    let mut b = ball(start, (end - start) / (steps as f64 * dt), g);
+    b.fixity = talus_core::balls::Fixity::from_flags([true; 6]);
+    sim.add_ball(b).unwrap();
+    sim.add_wall(wall(&flat_mesh(h, 1), Resolution::Full, 10.0), w);
+    sim.prepare().unwrap();
+    let mut carried = 1.0; // the first step, in `prepare`
+    let mut carrier = Vec::new();
+    for _ in 0..steps {
+        sim.cycle().unwrap();
+        let on = active(&sim);
+        assert_eq!(on.len(), 1, "one carrier at a time");
+        carried += 1.0;
+        carrier.push(on[0].id);
+    }
+    let takeovers = carrier.windows(2).filter(|p| p[0] != p[1]).count() as f64;
+    assert_eq!(takeovers, 1.0, "one crossing of the diagonal");
+    let st = &sim.models[m].store;
+    let last = (0..st.len())
+        .find(|&k| st.id[k] == carrier[steps - 1])
+        .unwrap();
+    let [total, own, sum, held, marked] = st.state_of(last).try_into().unwrap();
+    // Copy: the count went over with the load.
+    assert_eq!(total, carried);
+    // None: only the steps since the crossing.
+    assert!(own > 0.0 && own < carried, "{own}");
+    // Add: the source's count on top of the target's own, which includes
+    // the steps it waited, suppressed, for the load.
+    assert!(
+        held > 0.0,
+        "the second facet's contact was suppressed first"
+    );
+    assert_eq!(sum, carried + held);
+    // Custom: what the callback wrote, and only to its slot.
+    assert_eq!(marked, carried + 1000.0 * takeovers);
+}

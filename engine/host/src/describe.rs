@@ -2,21 +2,23 @@
 
 use std::fmt::Write;
 
-use talus_sdk::{Activity, Propagation};
+use talus_sdk::{inputs, Activity, Propagation, Swap};
 
 use crate::error::range_text;
 use crate::RegisteredModel;
 
 /// A human-readable block describing a registered model: name, version,
-/// plugin, origin, summary, citation, a table of properties (unit, default
-/// or "required", range, doc), the state columns with their units, and the
-/// activity and propagation rules.
+/// plugin, the sdk it was built with, origin, summary, citation, a table of properties (unit, default
+/// or "required", range, doc), the state columns with their units and
+/// their propagation and swap rules, the activity rule and the optional
+/// inputs the model reads.
 pub fn describe(model: &RegisteredModel) -> String {
     let d = &model.entry.descriptor;
     let mut out = String::new();
     // Writing into a String cannot fail.
     let _ = writeln!(out, "{} {}", d.name, d.version);
     let _ = writeln!(out, "  plugin:      {}", model.plugin);
+    let _ = writeln!(out, "  sdk:         {}", model.sdk_version);
     // Not wrapped: a path must stay on one line to be copied.
     let _ = writeln!(out, "  origin:      {}", model.origin);
     if !d.summary.is_empty() {
@@ -31,13 +33,17 @@ pub fn describe(model: &RegisteredModel) -> String {
         (Activity::Custom, _) => format!("custom: {}", d.activity_doc),
     };
     field(&mut out, "activity:", &activity);
-    let propagation = match d.propagation {
-        Propagation::None => "none (state is not carried to another facet)",
-        Propagation::Copy => "copy (the target contact receives a copy of the state)",
-        Propagation::Add => "add (the state is added slot by slot to the target's)",
-        Propagation::Custom => "custom (decided by the model)",
-    };
-    field(&mut out, "propagation:", propagation);
+    if !d.inputs.is_empty() {
+        let names: Vec<String> = d
+            .inputs
+            .iter()
+            .map(|&id| match inputs::info(id) {
+                Some(i) => format!("{} ({})", i.name, i.unit),
+                None => inputs::name(id),
+            })
+            .collect();
+        field(&mut out, "inputs:", &names.join(", "));
+    }
 
     if d.properties.is_empty() {
         let _ = writeln!(out, "  properties:  none");
@@ -51,7 +57,6 @@ pub fn describe(model: &RegisteredModel) -> String {
                     p.name.to_string(),
                     p.unit.to_string(),
                     p.default
-                        .into_option()
                         .map_or_else(|| "required".to_string(), |v| v.to_string()),
                     range_text(p.min, p.max),
                     p.doc.to_string(),
@@ -68,15 +73,46 @@ pub fn describe(model: &RegisteredModel) -> String {
     if d.state.is_empty() {
         let _ = writeln!(out, "  state columns: none");
     } else {
+        // "wall": what a slot does when the load moves to another facet's
+        // contact; "swap": what it does when the ends swap.
         let _ = writeln!(out, "  state columns:");
-        let rows: Vec<[String; 3]> = d
+        let rows: Vec<[String; 5]> = d
             .state
             .iter()
-            .map(|s| [s.name.to_string(), s.unit.to_string(), s.doc.to_string()])
+            .map(|s| {
+                [
+                    s.name.to_string(),
+                    s.unit.to_string(),
+                    propagation_word(s.propagation).to_string(),
+                    swap_word(s.swap).to_string(),
+                    s.doc.to_string(),
+                ]
+            })
             .collect();
-        table(&mut out, ["name", "unit", "description"], &rows);
+        table(
+            &mut out,
+            ["name", "unit", "wall", "swap", "description"],
+            &rows,
+        );
     }
     out
+}
+
+fn propagation_word(rule: Propagation) -> &'static str {
+    match rule {
+        Propagation::None => "none",
+        Propagation::Copy => "copy",
+        Propagation::Add => "add",
+        Propagation::Custom => "custom",
+    }
+}
+
+fn swap_word(rule: Swap) -> &'static str {
+    match rule {
+        Swap::Keep => "keep",
+        Swap::Negate => "negate",
+        Swap::Custom => "custom",
+    }
 }
 
 /// Appends `  label value`, the value word-wrapped at 80 columns with a

@@ -12,7 +12,10 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use abi_stable::std_types::{RSlice, RSliceMut};
-use talus_sdk::{BatchContext, BatchError, ContactInput, ContactOutput, ModelEntry, PluginModRef};
+use talus_sdk::{
+    inputs, BatchContext, BatchError, ContactInput, ContactOutput, InputColumn, ModelEntry,
+    PluginModRef,
+};
 
 use crate::load::open_library;
 use crate::validate::{check_properties, validate_entry};
@@ -44,6 +47,9 @@ pub struct RegisteredModel {
     pub entry: talus_sdk::ModelEntry,
     /// Name of the plugin that provides the model.
     pub plugin: String,
+    /// The sdk version the plugin was built with (it may be older than the
+    /// engine's within the same `0.minor`).
+    pub sdk_version: String,
     /// Where the plugin came from.
     pub origin: Origin,
 }
@@ -53,6 +59,7 @@ impl fmt::Debug for RegisteredModel {
         f.debug_struct("RegisteredModel")
             .field("descriptor", &self.entry.descriptor)
             .field("plugin", &self.plugin)
+            .field("sdk_version", &self.sdk_version)
             .field("origin", &self.origin)
             .finish_non_exhaustive()
     }
@@ -76,24 +83,45 @@ impl RegisteredModel {
 
     /// Calls the model's batch function on `inputs` with a timestep `dt`
     /// (s), the property sets `props` (row-major, `n_props` values per set,
-    /// as returned by [`ModelRegistry::resolve_properties`]), the contacts'
-    /// state (`n_state` values per contact) and one output per input.
+    /// as returned by [`ModelRegistry::resolve_properties`]), the values of
+    /// optional inputs `columns` (`(id, values)` with `width` values per
+    /// contact; only those the model asks for are passed on), the
+    /// contacts' state (`n_state` values per contact) and one output per
+    /// input.
     ///
     /// The plugin catches its own panics; an `Err` names the index of the
-    /// contact in the batch and what went wrong.
+    /// contact in the batch and what went wrong, including an input the
+    /// model asks for that `columns` lacks.
     pub fn run_batch(
         &self,
         dt: f64,
         props: &[f64],
         inputs: &[ContactInput],
+        columns: &[(u32, &[f64])],
         state: &mut [f64],
         outputs: &mut [ContactOutput],
     ) -> Result<(), BatchError> {
+        let mut given = Vec::with_capacity(self.entry.descriptor.inputs.len());
+        for &id in &self.entry.descriptor.inputs {
+            let Some(&(_, values)) = columns.iter().find(|(c, _)| *c == id) else {
+                return Err(BatchError {
+                    index: 0,
+                    message: format!("no values given for input {}", inputs::name(id)).into(),
+                });
+            };
+            given.push(InputColumn {
+                id,
+                // Registered models only ask for ids this sdk defines.
+                width: inputs::width(id).unwrap_or(1),
+                values: RSlice::from_slice(values),
+            });
+        }
         let ctx = BatchContext {
             dt,
             props: RSlice::from_slice(props),
             n_props: self.n_props() as u32,
             n_state: self.n_state() as u32,
+            columns: RSlice::from_slice(&given),
         };
         (self.entry.batch)(
             &ctx,
@@ -209,7 +237,8 @@ impl ModelRegistry {
 /// Reads and validates the models of one plugin.
 fn collect(root: PluginModRef, origin: Origin) -> Result<Vec<RegisteredModel>, HostError> {
     let plugin = root.plugin_name()().to_string();
-    let entries: Vec<ModelEntry> = root.models()().into_iter().collect();
+    let sdk_version = root.sdk_version()().to_string();
+    let records = root.models()();
     let invalid = |model: &str, reason: String| -> HostError {
         HostErrorKind::InvalidDescriptor {
             origin: origin.clone(),
@@ -219,24 +248,26 @@ fn collect(root: PluginModRef, origin: Origin) -> Result<Vec<RegisteredModel>, H
         }
         .into()
     };
-    if entries.is_empty() {
+    if records.is_empty() {
         return Err(invalid("", "the plugin declares no models".to_string()));
     }
-    for (k, entry) in entries.iter().enumerate() {
+    let mut entries: Vec<ModelEntry> = Vec::with_capacity(records.len());
+    for record in records {
+        let entry = ModelEntry::from_abi(record)
+            .map_err(|reason| invalid(record.name().as_str(), reason))?;
         let name = entry.descriptor.name.as_str();
-        validate_entry(entry).map_err(|reason| invalid(name, reason))?;
-        if entries[..k]
-            .iter()
-            .any(|e| e.descriptor.name == entry.descriptor.name)
-        {
+        validate_entry(&entry).map_err(|reason| invalid(name, reason))?;
+        if entries.iter().any(|e| e.descriptor.name == name) {
             return Err(invalid(name, "the plugin declares this model twice".into()));
         }
+        entries.push(entry);
     }
     Ok(entries
         .into_iter()
         .map(|entry| RegisteredModel {
             entry,
             plugin: plugin.clone(),
+            sdk_version: sdk_version.clone(),
             origin: origin.clone(),
         })
         .collect())

@@ -8,7 +8,7 @@
 
 use std::collections::HashSet;
 
-use talus_sdk::{Activity, ModelDescriptor, ModelEntry, Propagation};
+use talus_sdk::{inputs, Activity, ModelDescriptor, ModelEntry, SDK_VERSION};
 
 use crate::error::range_text;
 use crate::PropertyError;
@@ -97,7 +97,7 @@ pub(crate) fn validate_entry(entry: &ModelEntry) -> Result<(), String> {
                 p.min, p.max
             ));
         }
-        if let Some(default) = p.default.into_option() {
+        if let Some(default) = p.default {
             if !default.is_finite() || default < p.min || default > p.max {
                 return Err(format!(
                     "property {name:?} has default {default} outside its range {}",
@@ -124,8 +124,16 @@ pub(crate) fn validate_entry(entry: &ModelEntry) -> Result<(), String> {
     if d.activity == Activity::Custom && d.activity_doc.trim().is_empty() {
         return Err("a custom activity rule needs an activity_doc saying how".to_string());
     }
-    if d.propagation == Propagation::Custom && entry.propagate.is_none() {
-        return Err("custom propagation is declared but no propagate callback is given".into());
+    for (k, &id) in d.inputs.iter().enumerate() {
+        if inputs::info(id).is_none() {
+            return Err(format!(
+                "it asks for input id {id}, which this engine (sdk {SDK_VERSION}) does not \
+                 know; the plugin needs a newer talus"
+            ));
+        }
+        if d.inputs[..k].contains(&id) {
+            return Err(format!("input {} is asked for twice", inputs::name(id)));
+        }
     }
     Ok(())
 }
@@ -180,13 +188,11 @@ pub fn check_properties(
         .iter()
         .zip(values)
         .map(|(p, value)| {
-            value
-                .or(p.default.into_option())
-                .ok_or_else(|| PropertyError::Missing {
-                    model: model.to_string(),
-                    name: p.name.to_string(),
-                    unit: p.unit.to_string(),
-                })
+            value.or(p.default).ok_or_else(|| PropertyError::Missing {
+                model: model.to_string(),
+                name: p.name.to_string(),
+                unit: p.unit.to_string(),
+            })
         })
         .collect()
 }

@@ -73,7 +73,7 @@ fn good_plugin_loads_and_gives_k_times_overlap() {
     let mut state = vec![0.0; inputs.len()];
     let mut outputs = vec![ContactOutput::default(); inputs.len()];
     model
-        .run_batch(1e-4, &set, &inputs, &mut state, &mut outputs)
+        .run_batch(1e-4, &set, &inputs, &[], &mut state, &mut outputs)
         .unwrap();
     for ((gap, out), max_overlap) in gaps.iter().zip(&outputs).zip(&state) {
         let overlap = (-gap).max(0.0);
@@ -140,7 +140,7 @@ fn panicking_plugin_reports_the_contact_and_the_message() {
         .collect();
     let mut outputs = vec![ContactOutput::default(); inputs.len()];
     let err = model
-        .run_batch(1e-4, &set, &inputs, &mut [], &mut outputs)
+        .run_batch(1e-4, &set, &inputs, &[], &mut [], &mut outputs)
         .unwrap_err();
     assert_eq!(err.index, 3);
     assert!(
@@ -154,7 +154,7 @@ fn panicking_plugin_reports_the_contact_and_the_message() {
     let calm = [contact(-1e-4), contact(1.0)];
     let mut outputs = [ContactOutput::default(); 2];
     model
-        .run_batch(1e-4, &set, &calm, &mut [], &mut outputs)
+        .run_batch(1e-4, &set, &calm, &[], &mut [], &mut outputs)
         .unwrap();
 }
 
@@ -165,11 +165,11 @@ fn old_sdk_is_refused_naming_both_versions() {
     let message = err.to_string();
     assert!(
         matches!(err.kind(), HostErrorKind::VersionMismatch { engine, library, .. }
-            if engine == SDK_VERSION && library == "0.0.7"),
+            if engine == SDK_VERSION && library == "0.2.0"),
         "{err:?}"
     );
     assert!(message.contains(&lib.display().to_string()), "{message}");
-    assert!(message.contains("0.0.7"), "{message}");
+    assert!(message.contains("0.2.0"), "{message}");
     assert!(message.contains(SDK_VERSION), "{message}");
     assert_eq!(err.path(), Some(lib.as_path()));
 }
@@ -334,9 +334,9 @@ fn embedded_and_cdylib_linear_give_identical_bits() {
         let inputs = random_contacts(&mut rng, n, sets.len() as u32);
         let mut out_a = vec![ContactOutput::default(); n];
         let mut out_b = vec![ContactOutput::default(); n];
-        a.run_batch(1e-5, &set_values, &inputs, &mut state_a, &mut out_a)
+        a.run_batch(1e-5, &set_values, &inputs, &[], &mut state_a, &mut out_a)
             .unwrap();
-        b.run_batch(1e-5, &set_values, &inputs, &mut state_b, &mut out_b)
+        b.run_batch(1e-5, &set_values, &inputs, &[], &mut state_b, &mut out_b)
             .unwrap();
         for (i, (x, y)) in out_a.iter().zip(&out_b).enumerate() {
             let bits = |o: &ContactOutput| {

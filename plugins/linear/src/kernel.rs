@@ -47,9 +47,7 @@
 //! - Itasca Consulting Group, PFC documentation, "Linear Model" (the
 //!   property and state names follow it).
 
-use talus_sdk::{
-    flags, ContactInput, ContactOutput, STATUS_ACTIVE, STATUS_COULD_BE_ACTIVE, STATUS_INACTIVE,
-};
+use talus_sdk::{flags, ContactInput, ContactOutput, STATUS_ACTIVE};
 
 /// One property set of the linear model, in descriptor order.
 ///
@@ -236,9 +234,10 @@ impl Prepared {
 ///
 /// `dt` is the timestep (s); a non-positive `dt` switches the dashpots off
 /// because they have no rate to act on. A contact flagged
-/// [`flags::NEW`] starts from a zeroed state. A contact flagged
-/// [`flags::SUPPRESSED`] or without overlap carries no force: its force and
-/// strain state is cleared and its cumulative energies are kept.
+/// [`flags::NEW`] starts from a zeroed state. A contact without overlap
+/// carries no force: its force and strain state is cleared and its
+/// cumulative energies are kept. Contacts the engine suppressed never get
+/// here: the sdk's driver answers for them and calls [`release`].
 ///
 /// # Units
 /// See [`LinearProps`], [`LinearState`] and [`ContactInput`]; the returned
@@ -268,21 +267,11 @@ pub fn force_displacement_with(
     if input.flags & flags::NEW != 0 {
         *state = LinearState::default();
     }
-    let suppressed = input.flags & flags::SUPPRESSED != 0;
     // A NaN gap fails this test, so it counts as no contact.
     let overlapping = input.gap < 0.0;
-    if suppressed || !overlapping {
+    if !overlapping {
         state.release();
-        let (status, stiffness) = if suppressed {
-            (STATUS_INACTIVE, 0.0)
-        } else {
-            (STATUS_COULD_BE_ACTIVE, p.stiffness)
-        };
-        return ContactOutput {
-            stiffness: [stiffness, 0.0],
-            status,
-            ..ContactOutput::default()
-        };
+        return ContactOutput::could_be_active([p.stiffness, 0.0]);
     }
 
     let inv_dt = p.inv_dt;
@@ -340,10 +329,23 @@ pub fn force_displacement_with(
     }
 }
 
+/// What a contact the engine suppressed does to its state: a new contact
+/// starts from zeros, then the force and strain state is cleared and the
+/// cumulative energies are kept (the driver has already answered for the
+/// contact: no force, inactive).
+#[inline]
+pub fn release(input: &ContactInput, state: &mut LinearState) {
+    if input.flags & flags::NEW != 0 {
+        *state = LinearState::default();
+    }
+    state.release();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use talus_sdk::STATUS_COULD_BE_ACTIVE;
 
     fn props(kn: f64, ks: f64, fric: f64) -> LinearProps {
         LinearProps {
@@ -535,7 +537,7 @@ mod tests {
     }
 
     #[test]
-    fn suppressed_contact_carries_nothing_and_keeps_cumulative_energies() {
+    fn release_clears_force_history_and_keeps_cumulative_energies() {
         let p = LinearProps {
             kn: 1e6,
             ks: 1e6,
@@ -556,17 +558,17 @@ mod tests {
         assert!(e_slip > 0.0 && e_dashpot > 0.0);
 
         input.flags = flags::SUPPRESSED;
-        let out = force_displacement(&p, 1e-4, &input, &mut state);
-        assert_eq!(out.force, [0.0; 3]);
-        assert_eq!(out.moment, [0.0; 3]);
-        assert_eq!(out.stiffness, [0.0; 2]);
-        assert_eq!(out.status, STATUS_INACTIVE);
+        release(&input, &mut state);
         let expected = LinearState {
             e_slip,
             e_dashpot,
             ..LinearState::default()
         };
         assert_eq!(state, expected);
+        // A contact suppressed in the step it was created starts at zero.
+        input.flags |= flags::NEW;
+        release(&input, &mut state);
+        assert_eq!(state, LinearState::default());
     }
 
     #[test]

@@ -16,134 +16,128 @@
 pub mod kernel;
 
 use talus_sdk::{
-    flags, property, state_slot, Activity, ContactInput, ContactModel, ContactOutput,
-    ModelDescriptor, Propagation,
+    Activity, Contact, ContactModel, ContactOutput, ModelDescriptor, Propagation, PropertyDesc,
+    StateSlotDesc, Swap,
 };
 
-use std::cell::Cell;
+use kernel::{LinearProps, LinearState, Prepared};
 
-use kernel::{LinearProps, LinearState};
-
-/// The linear model for one property set (see [`kernel`] for the physics).
+/// The linear model for one run of contacts: the constants of its property
+/// set and timestep (see [`kernel`] for the physics), and the dashpot
+/// coefficients of the last effective mass it met.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Linear(pub LinearProps);
+pub struct Linear {
+    /// Per-run constants.
+    pub prepared: Prepared,
+    /// `(mass bits, (cn, cs))` of the last contact that carried force.
+    dashpots: Option<(u64, (f64, f64))>,
+}
 
 impl ContactModel for Linear {
     fn descriptor() -> ModelDescriptor {
-        let unbounded = (0.0, f64::INFINITY);
-        ModelDescriptor {
-            name: "linear".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            summary: "Linear spring-dashpot contact: normal force kn times overlap plus an \
-                      optional normal dashpot, never tensile; incremental shear spring ks \
-                      capped by Coulomb friction fric times the linear normal force, plus an \
-                      optional shear dashpot. Tracks strain, slip and dashpot energies."
-                .into(),
-            citation: "Cundall and Strack (1979), Geotechnique 29(1) 47-65; \
-                       Itasca PFC documentation, Linear Model"
-                .into(),
-            properties: vec![
-                property("kn", "N/m", Some(0.0), unbounded, "normal stiffness"),
-                property("ks", "N/m", Some(0.0), unbounded, "shear stiffness"),
-                property("fric", "-", Some(0.0), unbounded, "friction coefficient"),
-                property(
-                    "dp_nratio",
-                    "-",
-                    Some(0.0),
-                    (0.0, 1.0),
-                    "normal critical damping ratio of the dashpot",
-                ),
-                property(
-                    "dp_sratio",
-                    "-",
-                    Some(0.0),
-                    (0.0, 1.0),
-                    "shear critical damping ratio of the dashpot",
-                ),
-            ]
-            .into(),
-            state: vec![
-                state_slot("fn_linear", "N", "linear normal force kn * overlap"),
-                state_slot("fs_s", "N", "shear spring force on end2 along s"),
-                state_slot("fs_t", "N", "shear spring force on end2 along t"),
-                state_slot("e_strain", "J", "strain energy stored in the springs"),
-                state_slot(
-                    "e_slip",
-                    "J",
-                    "energy dissipated by frictional slip (cumulative)",
-                ),
-                state_slot(
-                    "e_dashpot",
-                    "J",
-                    "energy dissipated by the dashpots (cumulative)",
-                ),
-                state_slot("slipping", "-", "1 while the contact slides, else 0"),
-            ]
-            .into(),
-            activity: Activity::Overlap,
-            activity_doc: "active while the pieces overlap (gap < 0) and the engine has not \
-                           suppressed the contact"
-                .into(),
-            propagation: Propagation::Copy,
+        // Every property is optional, zero by default and never negative.
+        let prop = |name: &str, unit: &str, doc: &str| {
+            PropertyDesc::new(name, unit, doc).default(0.0).min(0.0)
+        };
+        let ratio = |name: &str, doc: &str| prop(name, "-", doc).max(1.0);
+        // Every slot moves with the load when it crosses to another facet
+        // (the shear spring keeps its force, the energies their totals)
+        // and is a scalar that stays when the ends swap, except the shear
+        // force on end2 along s: the frame turns half a turn about s, and
+        // the force on the new end2 is the opposite of the old one.
+        let slot = |name: &str, unit: &str, doc: &str| {
+            StateSlotDesc::new(name, unit, doc)
+                .propagation(Propagation::Copy)
+                .swap(Swap::Keep)
+        };
+        ModelDescriptor::new("linear", env!("CARGO_PKG_VERSION"))
+            .summary(
+                "Linear spring-dashpot contact: normal force kn times overlap plus an \
+                 optional normal dashpot, never tensile; incremental shear spring ks \
+                 capped by Coulomb friction fric times the linear normal force, plus an \
+                 optional shear dashpot. Tracks strain, slip and dashpot energies.",
+            )
+            .citation(
+                "Cundall and Strack (1979), Geotechnique 29(1) 47-65; \
+                 Itasca PFC documentation, Linear Model",
+            )
+            .activity(
+                Activity::Overlap,
+                "active while the pieces overlap (gap < 0) and the engine has not \
+                 suppressed the contact",
+            )
+            .property(prop("kn", "N/m", "normal stiffness"))
+            .property(prop("ks", "N/m", "shear stiffness"))
+            .property(prop("fric", "-", "friction coefficient"))
+            .property(ratio(
+                "dp_nratio",
+                "normal critical damping ratio of the dashpot",
+            ))
+            .property(ratio(
+                "dp_sratio",
+                "shear critical damping ratio of the dashpot",
+            ))
+            .state(slot("fn_linear", "N", "linear normal force kn * overlap"))
+            .state(slot("fs_s", "N", "shear spring force on end2 along s").swap(Swap::Negate))
+            .state(slot("fs_t", "N", "shear spring force on end2 along t"))
+            .state(slot("e_strain", "J", "strain energy stored in the springs"))
+            .state(slot(
+                "e_slip",
+                "J",
+                "energy dissipated by frictional slip (cumulative)",
+            ))
+            .state(slot(
+                "e_dashpot",
+                "J",
+                "energy dissipated by the dashpots (cumulative)",
+            ))
+            .state(slot("slipping", "-", "1 while the contact slides, else 0"))
+    }
+
+    fn prepare(props: &[f64], dt: f64) -> Self {
+        Linear {
+            prepared: Prepared::new(&LinearProps::from_slice(props), dt),
+            dashpots: None,
         }
     }
 
-    fn from_props(props: &[f64]) -> Self {
-        Linear(LinearProps::from_slice(props))
-    }
-
-    fn force_displacement(
-        &self,
-        dt: f64,
-        input: &ContactInput,
-        state: &mut [f64],
-        out: &mut ContactOutput,
-    ) {
-        let mut contact = LinearState::load(state);
-        *out = kernel::force_displacement(&self.0, dt, input, &mut contact);
-        contact.store(state);
-    }
-
-    fn force_displacement_run(
-        &self,
-        dt: f64,
-        inputs: &[ContactInput],
-        state: &mut [f64],
-        n_state: usize,
-        outputs: &mut [ContactOutput],
-        cursor: &Cell<usize>,
-    ) {
-        assert!(
-            n_state == LinearState::SLOTS && state.len() == inputs.len() * n_state,
-            "expected {} state slots per contact",
-            LinearState::SLOTS
-        );
-        let p = kernel::Prepared::new(&self.0, dt);
+    #[inline(always)]
+    fn force_displacement(&mut self, contact: &Contact<'_>, state: &mut [f64]) -> ContactOutput {
+        let slots = slots(state);
+        let mut s = LinearState::load(slots);
         // Contacts of one run mostly share their effective mass (equal
         // balls), so the two square roots of the dashpot coefficients are
         // taken again only when the mass changes.
-        let mut memo: Option<(u64, (f64, f64))> = None;
-        let contacts = inputs
-            .iter()
-            .zip(state.chunks_exact_mut(LinearState::SLOTS))
-            .zip(outputs.iter_mut());
-        for (i, ((input, slots), out)) in contacts.enumerate() {
-            if input.flags & flags::IDLE != 0 {
-                continue;
+        let (p, memo) = (&self.prepared, &mut self.dashpots);
+        let dashpots = |mass: f64| match *memo {
+            Some((bits, c)) if bits == mass.to_bits() => c,
+            _ => {
+                let c = p.dashpots(mass);
+                *memo = Some((mass.to_bits(), c));
+                c
             }
-            cursor.set(i);
-            let mut contact = LinearState::load(slots);
-            let dashpots = |mass: f64| match memo {
-                Some((bits, c)) if bits == mass.to_bits() => c,
-                _ => {
-                    let c = p.dashpots(mass);
-                    memo = Some((mass.to_bits(), c));
-                    c
-                }
-            };
-            *out = kernel::force_displacement_with(&p, dashpots, input, &mut contact);
-            contact.store(slots);
-        }
+        };
+        let out = kernel::force_displacement_with(p, dashpots, contact.input(), &mut s);
+        s.store(slots);
+        out
+    }
+
+    #[inline]
+    fn suppressed(&mut self, contact: &Contact<'_>, state: &mut [f64]) {
+        let slots = slots(state);
+        let mut s = LinearState::load(slots);
+        kernel::release(contact.input(), &mut s);
+        s.store(slots);
+    }
+}
+
+/// A contact's state block as the fixed-size array the kernel reads: one
+/// length check per contact instead of one per slot.
+#[inline(always)]
+fn slots(state: &mut [f64]) -> &mut [f64; LinearState::SLOTS] {
+    match state.try_into() {
+        Ok(slots) => slots,
+        Err(_) => panic!("expected {} state slots per contact", LinearState::SLOTS),
     }
 }
 
@@ -155,6 +149,8 @@ talus_sdk::export_plugin!();
 #[cfg(test)]
 mod tests {
     use super::*;
+    use talus_sdk::abi_stable::std_types::{RSlice, RSliceMut};
+    use talus_sdk::{flags, BatchContext, ContactInput, ModelEntry, STATUS_INACTIVE};
 
     #[test]
     fn descriptor_matches_kernel_layout() {
@@ -174,52 +170,80 @@ mod tests {
                 "slipping"
             ]
         );
+        assert!(d.state.iter().all(|s| s.propagation == Propagation::Copy));
+        assert!(d.inputs.is_empty());
     }
 
-    /// Idle contacts keep their state and output, and the others get what
-    /// a batch without the idle ones gives them.
+    /// Runs the linear model's batch call as the engine does.
+    fn batch(props: &[f64], inputs: &[ContactInput], state: &mut [f64], out: &mut [ContactOutput]) {
+        let ctx = BatchContext {
+            dt: 1e-6,
+            props: RSlice::from_slice(props),
+            n_props: LinearProps::COUNT as u32,
+            n_state: LinearState::SLOTS as u32,
+            columns: RSlice::from_slice(&[]),
+        };
+        talus_sdk::run_batch::<Linear>(
+            &ctx,
+            RSlice::from_slice(inputs),
+            RSliceMut::from_mut_slice(state),
+            RSliceMut::from_mut_slice(out),
+        )
+        .into_result()
+        .unwrap();
+    }
+
+    /// Through the driver: idle contacts keep their state and output,
+    /// suppressed ones carry nothing and keep only their cumulative
+    /// energies, and the others get what a batch without the skipped ones
+    /// gives them.
     #[test]
-    fn idle_contacts_are_skipped_in_a_run() {
-        let model = Linear::from_props(&[1e5, 3e4, 0.5, 0.2, 0.1]);
+    fn skipped_contacts_in_a_batch() {
+        let props = [1e5, 3e4, 0.5, 0.2, 0.1];
         let n = LinearState::SLOTS;
-        let inputs: Vec<ContactInput> = (0..6)
+        let inputs: Vec<ContactInput> = (0..9)
             .map(|i| ContactInput {
                 gap: -1e-5 * i as f64,
                 delta_n: -1e-7,
                 delta_s: [2e-7 * i as f64, -1e-7],
                 mass: 1e-3,
-                flags: if i % 3 == 1 { flags::IDLE } else { 0 },
+                flags: [0, flags::IDLE, flags::SUPPRESSED][i % 3],
                 ..ContactInput::default()
             })
             .collect();
-        let run = |inputs: &[ContactInput]| {
-            let mut state: Vec<f64> = (0..inputs.len() * n).map(|v| v as f64 * 0.01).collect();
-            let mut out = vec![ContactOutput::default(); inputs.len()];
-            let initial = state.clone();
-            let cursor = Cell::new(0);
-            model.force_displacement_run(1e-6, inputs, &mut state, n, &mut out, &cursor);
-            (initial, state, out)
-        };
-        let (initial, state, out) = run(&inputs);
-        let busy: Vec<usize> = (0..6).filter(|i| i % 3 != 1).collect();
+        let initial: Vec<f64> = (0..inputs.len() * n).map(|v| v as f64 * 0.01).collect();
+        let before = ContactOutput::could_be_active([5.0, 0.0]);
+        let mut state = initial.clone();
+        let mut out = vec![before; inputs.len()];
+        batch(&props, &inputs, &mut state, &mut out);
+
+        let busy: Vec<usize> = (0..9).filter(|i| i % 3 == 0).collect();
         let only: Vec<ContactInput> = busy.iter().map(|&i| inputs[i]).collect();
         let mut alone_state: Vec<f64> = Vec::new();
         for &i in &busy {
             alone_state.extend_from_slice(&initial[i * n..(i + 1) * n]);
         }
         let mut alone_out = vec![ContactOutput::default(); only.len()];
-        let cursor = Cell::new(0);
-        model.force_displacement_run(1e-6, &only, &mut alone_state, n, &mut alone_out, &cursor);
-        let mut j = 0;
-        for i in 0..6 {
+        batch(&props, &only, &mut alone_state, &mut alone_out);
+        for i in 0..9 {
             let slots = &state[i * n..(i + 1) * n];
-            if i % 3 == 1 {
-                assert_eq!(slots, &initial[i * n..(i + 1) * n]);
-                assert_eq!(out[i], ContactOutput::default());
-            } else {
-                assert_eq!(slots, &alone_state[j * n..(j + 1) * n]);
-                assert_eq!(out[i], alone_out[j]);
-                j += 1;
+            let old = &initial[i * n..(i + 1) * n];
+            match i % 3 {
+                0 => {
+                    let j = i / 3;
+                    assert_eq!(slots, &alone_state[j * n..(j + 1) * n]);
+                    assert_eq!(out[i], alone_out[j]);
+                }
+                1 => {
+                    assert_eq!(slots, old);
+                    assert_eq!(out[i], before);
+                }
+                _ => {
+                    assert_eq!(out[i], ContactOutput::INACTIVE);
+                    assert_eq!(out[i].status, STATUS_INACTIVE);
+                    // Force history cleared, energies (slots 4 and 5) kept.
+                    assert_eq!(slots, [0.0, 0.0, 0.0, 0.0, old[4], old[5], 0.0]);
+                }
             }
         }
     }
@@ -229,7 +253,8 @@ mod tests {
         let root = root_module();
         let models = root.models()();
         assert_eq!(models.len(), 1);
-        assert_eq!(models[0].descriptor.name.as_str(), "linear");
+        let entry = ModelEntry::from_abi(models[0]).unwrap();
+        assert_eq!(entry.descriptor, Linear::descriptor());
         assert_eq!(root.sdk_version()().as_str(), talus_sdk::SDK_VERSION);
     }
 }

@@ -14,7 +14,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use talus_plugin_linear::kernel::{self, LinearProps, LinearState};
 use talus_sdk::abi_stable::std_types::{RSlice, RSliceMut};
-use talus_sdk::{BatchContext, ContactInput, ContactOutput};
+use talus_sdk::{BatchContext, ContactInput, ContactOutput, ModelEntry};
 
 const N: usize = 1024;
 const SEED: u64 = 0x0007_a105;
@@ -54,10 +54,10 @@ fn inputs() -> Vec<ContactInput> {
 
 fn bench_linear(c: &mut Criterion) {
     let root = talus_plugin_linear::root_module();
-    let models = root.models()();
-    let linear = models
-        .iter()
-        .find(|m| m.descriptor.name.as_str() == "linear")
+    let linear = root.models()()
+        .into_iter()
+        .map(|m| ModelEntry::from_abi(m).expect("a readable model record"))
+        .find(|m| m.descriptor.name == "linear")
         .expect("the linear plugin lists the linear model");
     let batch = linear.batch;
     let n_state = linear.descriptor.state.len();
@@ -66,6 +66,7 @@ fn bench_linear(c: &mut Criterion) {
         props: RSlice::from_slice(&PROPS),
         n_props: PROPS.len() as u32,
         n_state: n_state as u32,
+        columns: RSlice::from_slice(&[]),
     };
     let inputs = inputs();
     let mut state = vec![0.0; N * n_state];

@@ -51,7 +51,7 @@ fn layer(mode: Resolution) -> Simulation {
     let g = sim.group("grain");
     let w = sim.group("wall");
     let root = talus_plugin_linear::root_module();
-    let entry = (root.models())().into_iter().next().expect("linear");
+    let entry = talus_sdk::ModelEntry::from_abi((root.models())()[0]).expect("linear");
     let m = sim.add_model(entry);
     let props = vec![1.0e5, 2.857e4, 0.5, 0.2, 0.0];
     sim.assign(g, g, m, props.clone()).unwrap();

@@ -11,6 +11,7 @@
 use crate::body::{walls, walls_mut, BallsMut};
 use crate::contact::{self, ContactStore, BATCH, CARRIED, CARRY_FORCE, CARRY_STIFFNESS, RELEASED};
 use crate::error::StepError;
+use crate::inputs;
 use crate::math::Vec3;
 use crate::motion::*;
 use crate::narrow::*;
@@ -77,6 +78,7 @@ impl Simulation {
                 props: RSlice::from_slice(&m.props),
                 n_props: m.n_props as u32,
                 n_state: n_state as u32,
+                columns: RSlice::from_slice(&[]),
             };
             let pass = ChunkPass {
                 kin,
@@ -86,6 +88,7 @@ impl Simulation {
                 overlap_only,
                 ctx: &ctx,
                 batch: m.entry.batch,
+                inputs: &m.entry.descriptor.inputs,
                 n_state,
                 skip_below,
             };
@@ -319,6 +322,8 @@ impl ContactStore {
 pub(crate) struct Scratch {
     /// The model input of each contact of the chunk.
     pub(crate) inputs: Vec<ContactInput>,
+    /// The values of the optional input columns of a run.
+    pub(crate) columns: Vec<f64>,
     /// The runs of the chunk's contacts that go to the model, as slot
     /// ranges within the chunk.
     pub(crate) runs: Vec<(usize, usize)>,
@@ -350,6 +355,8 @@ pub(crate) struct ChunkPass<'a> {
     pub(crate) overlap_only: bool,
     pub(crate) ctx: &'a BatchContext<'a>,
     pub(crate) batch: talus_sdk::BatchFn,
+    /// The optional inputs the model asks for (ids).
+    pub(crate) inputs: &'a [u32],
     pub(crate) n_state: usize,
     /// The least [`ContactStore::carry`] a contact needs to enter the sums.
     pub(crate) skip_below: u8,
@@ -369,7 +376,11 @@ impl ChunkPass<'_> {
         scratch: &mut Scratch,
         sums: &mut Sums<'_>,
     ) -> Result<(), (usize, String)> {
-        let Scratch { inputs, runs } = scratch;
+        let Scratch {
+            inputs,
+            columns,
+            runs,
+        } = scratch;
         let len = ch.plane.len();
         // This step's lone facet contacts of the chunk (see
         // `Simulation::lone`).
@@ -441,8 +452,28 @@ impl ChunkPass<'_> {
         }
         let n = self.n_state;
         for &(start, end) in runs.iter() {
+            // A model that asks for optional inputs gets their columns for
+            // the run; the others share the pass's context.
+            let (cols, run_ctx);
+            let ctx = if self.inputs.is_empty() {
+                self.ctx
+            } else {
+                let (pos, radius) = (self.kin.pos, self.kin.radius);
+                let geometry = |i: usize| {
+                    let (k, plane) = (start + i, &ch.plane[start + i]);
+                    inputs::geometry_of(
+                        pos, radius, self.walls, self.owner, plane, end1[k], end2[k],
+                    )
+                };
+                cols = inputs::columns(self.inputs, end - start, geometry, columns);
+                run_ctx = BatchContext {
+                    columns: RSlice::from_slice(&cols),
+                    ..*self.ctx
+                };
+                &run_ctx
+            };
             let r = (self.batch)(
-                self.ctx,
+                ctx,
                 RSlice::from_slice(&inputs[start..end]),
                 RSliceMut::from_mut_slice(&mut ch.state[start * n..end * n]),
                 RSliceMut::from_mut_slice(&mut ch.output[start..end]),

@@ -6,6 +6,7 @@
 use crate::body::{walls, BallsMut, BallsRef};
 use crate::cellspace::CellSpace;
 use crate::error::{SetupError, StepError};
+use crate::inputs;
 use crate::math::{Aabb, Vec3};
 use crate::sim::*;
 use rustc_hash::FxHashMap;
@@ -116,11 +117,19 @@ impl Simulation {
                 .collect();
             let mut state = vec![0.0; n_sets * n_state];
             let mut out = vec![ContactOutput::default(); n_sets];
+            let mut values = Vec::new();
+            let columns = inputs::columns(
+                &m.entry.descriptor.inputs,
+                n_sets,
+                |_| inputs::probe_geometry(-1e-12),
+                &mut values,
+            );
             let ctx = BatchContext {
                 dt: 1.0,
                 props: RSlice::from_slice(&m.props),
                 n_props: m.n_props as u32,
                 n_state: n_state as u32,
+                columns: RSlice::from_slice(&columns),
             };
             let r = (m.entry.batch)(
                 &ctx,

@@ -34,7 +34,7 @@ fn grain(pos: Vec3, velocity: Vec3, group: u16) -> BallInit {
 
 fn linear_entry() -> talus_sdk::ModelEntry {
     let root = talus_plugin_linear::root_module();
-    (root.models())().into_iter().next().unwrap()
+    talus_sdk::ModelEntry::from_abi((root.models())()[0]).unwrap()
 }
 
 fn packed(n: usize) -> Simulation {

@@ -17,6 +17,7 @@
 use crate::geometry::Region;
 use crate::math::Vec3;
 use crate::wall::{Resolution, Wall};
+use talus_sdk::{Propagation, StateSlotDesc, Swap};
 
 /// One overlapping ball-facet contact of a (ball, wall) pair.
 #[derive(Clone, Copy, Debug)]
@@ -380,6 +381,95 @@ pub fn decide_into(wall: &Wall, x: Vec3, rows: &[Row], scratch: &mut Scratch, ou
     }
 }
 
+/// Applies each state slot's propagation rule (see
+/// [`talus_sdk::Propagation`]) for one [`Transfer`]: `from` is the
+/// source's state, `to` the target's; `first_into_fresh` says that the
+/// target did not carry force last step and receives its first transfer of
+/// this step. Slots declared `Custom` go to `custom(from, to)` (the model's
+/// callback) after the others are done, and only those slots keep what it
+/// writes.
+///
+/// Returns whether any slot moved (`Copy` into a fresh target, `Add`,
+/// `Custom`); when none does, the transfer is a no-op and the target keeps
+/// its own frame too. With every slot `Copy`, as for the linear model, this
+/// is a copy into a fresh target's first transfer and nothing otherwise.
+pub fn transfer_state(
+    slots: &[StateSlotDesc],
+    from: &[f64],
+    to: &mut [f64],
+    t: &Transfer,
+    first_into_fresh: bool,
+    custom: impl FnOnce(&[f64], &mut [f64]) -> Result<(), String>,
+) -> Result<bool, String> {
+    let moves = |rule: Propagation| match rule {
+        Propagation::None => false,
+        Propagation::Copy => t.fresh,
+        Propagation::Add | Propagation::Custom => true,
+    };
+    if !slots.iter().any(|s| moves(s.propagation)) {
+        return Ok(false);
+    }
+    let mut any_custom = false;
+    for ((slot, &source), target) in slots.iter().zip(from).zip(to.iter_mut()) {
+        match slot.propagation {
+            Propagation::None => {}
+            Propagation::Copy => {
+                if first_into_fresh {
+                    *target = source;
+                }
+            }
+            Propagation::Add => *target += source,
+            Propagation::Custom => any_custom = true,
+        }
+    }
+    if any_custom {
+        let decided = to.to_vec();
+        custom(from, to)?;
+        for ((slot, target), &value) in slots.iter().zip(to.iter_mut()).zip(&decided) {
+            if slot.propagation != Propagation::Custom {
+                *target = value;
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// Applies each state slot's rule for swapped ends (see
+/// [`talus_sdk::Swap`]) to one contact's `state`; slots declared `Custom`
+/// go to `custom(before, state)` (the model's callback, `before` the state
+/// before the swap) after the others are done, and only those slots keep
+/// what it writes.
+///
+/// The engine swaps the ends of no contact yet (ball-ball contacts keep
+/// their creation order, and a facet is always end2); this is the rule the
+/// first stage that reorders ends must apply, together with turning the
+/// contact frame half a turn about `s` (`n` and `t` change sign).
+pub fn swap_state(
+    slots: &[StateSlotDesc],
+    state: &mut [f64],
+    custom: impl FnOnce(&[f64], &mut [f64]) -> Result<(), String>,
+) -> Result<(), String> {
+    let before = state.to_vec();
+    let mut any_custom = false;
+    for (slot, value) in slots.iter().zip(state.iter_mut()) {
+        match slot.swap {
+            Swap::Keep => {}
+            Swap::Negate => *value = -*value,
+            Swap::Custom => any_custom = true,
+        }
+    }
+    if any_custom {
+        let decided = state.to_vec();
+        custom(&before, state)?;
+        for ((slot, value), &kept) in slots.iter().zip(state.iter_mut()).zip(&decided) {
+            if slot.swap != Swap::Custom {
+                *value = kept;
+            }
+        }
+    }
+    Ok(())
+}
+
 mod stage;
 
 #[cfg(test)]
@@ -465,5 +555,112 @@ mod tests {
             segment_crosses_triangle(Vec3::new(-1.0, 0.1, 0.0), Vec3::new(2.0, 0.1, 0.0), tri)
                 .is_none()
         );
+    }
+
+    fn slots(rules: &[(Propagation, Swap)]) -> Vec<StateSlotDesc> {
+        rules
+            .iter()
+            .enumerate()
+            .map(|(k, &(p, w))| {
+                StateSlotDesc::new(&format!("s{k}"), "-", "")
+                    .propagation(p)
+                    .swap(w)
+            })
+            .collect()
+    }
+
+    fn no_custom(_: &[f64], _: &mut [f64]) -> Result<(), String> {
+        panic!("no slot is custom")
+    }
+
+    #[test]
+    fn every_slot_follows_its_own_propagation_rule() {
+        use Propagation::*;
+        let rules = slots(&[(None, Swap::Keep), (Copy, Swap::Keep), (Add, Swap::Keep)]);
+        let from = [1.0, 2.0, 3.0];
+        let fresh = Transfer {
+            from: 0,
+            to: 1,
+            fresh: true,
+        };
+        let held = Transfer {
+            fresh: false,
+            ..fresh
+        };
+        let mut to = [10.0, 20.0, 30.0];
+        assert_eq!(
+            transfer_state(&rules, &from, &mut to, &fresh, true, no_custom),
+            Ok(true)
+        );
+        assert_eq!(to, [10.0, 2.0, 33.0]);
+        // A second transfer into the same fresh target adds but copies no
+        // more; one into a target that carried force only adds.
+        let mut to = [10.0, 20.0, 30.0];
+        assert_eq!(
+            transfer_state(&rules, &from, &mut to, &fresh, false, no_custom),
+            Ok(true)
+        );
+        assert_eq!(to, [10.0, 20.0, 33.0]);
+        let mut to = [10.0, 20.0, 30.0];
+        assert_eq!(
+            transfer_state(&rules, &from, &mut to, &held, false, no_custom),
+            Ok(true)
+        );
+        assert_eq!(to, [10.0, 20.0, 33.0]);
+        // Copy alone into a target that carried force moves nothing.
+        let copy = slots(&[(Copy, Swap::Keep); 3]);
+        let mut to = [10.0, 20.0, 30.0];
+        assert_eq!(
+            transfer_state(&copy, &from, &mut to, &held, false, no_custom),
+            Ok(false)
+        );
+        assert_eq!(to, [10.0, 20.0, 30.0]);
+        let nothing = slots(&[(None, Swap::Keep); 3]);
+        assert_eq!(
+            transfer_state(&nothing, &from, &mut to, &fresh, true, no_custom),
+            Ok(false)
+        );
+    }
+
+    #[test]
+    fn custom_slots_keep_only_what_the_callback_writes_to_them() {
+        use Propagation::*;
+        let rules = slots(&[
+            (Copy, Swap::Keep),
+            (Custom, Swap::Custom),
+            (Add, Swap::Negate),
+        ]);
+        let from = [1.0, 2.0, 3.0];
+        let fresh = Transfer {
+            from: 0,
+            to: 1,
+            fresh: true,
+        };
+        let mut to = [10.0, 20.0, 30.0];
+        let scribble = |from: &[f64], to: &mut [f64]| {
+            // The other slots already hold their result here.
+            assert_eq!(to, [1.0, 20.0, 33.0]);
+            to.iter_mut().zip(from).for_each(|(t, f)| *t = 100.0 * f);
+            Ok(())
+        };
+        assert_eq!(
+            transfer_state(&rules, &from, &mut to, &fresh, true, scribble),
+            Ok(true)
+        );
+        assert_eq!(to, [1.0, 200.0, 33.0]);
+        let failing = |_: &[f64], _: &mut [f64]| Err("no".to_string());
+        assert_eq!(
+            transfer_state(&rules, &from, &mut to, &fresh, true, failing),
+            Err("no".to_string())
+        );
+
+        let mut state = [1.0, 2.0, 3.0];
+        let swap = |before: &[f64], state: &mut [f64]| {
+            assert_eq!(before, [1.0, 2.0, 3.0]);
+            state.fill(7.0);
+            Ok(())
+        };
+        swap_state(&rules, &mut state, swap).unwrap();
+        assert_eq!(state, [1.0, 7.0, -3.0]);
     }
 }

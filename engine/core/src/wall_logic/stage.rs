@@ -17,7 +17,7 @@ use crate::team::{self};
 use crate::wall_logic;
 use rustc_hash::FxHashMap;
 use talus_sdk::abi_stable::std_types::{RSlice, RSliceMut};
-use talus_sdk::{flags, Propagation};
+use talus_sdk::{flags, StateEvent};
 
 impl Simulation {
     /// Gap and region of every ball-facet contact, for the wall logic;
@@ -268,51 +268,41 @@ impl Simulation {
                 state_copy.clear();
                 state_copy.extend_from_slice(m.store.state_of(from));
                 let stride = m.store.stride;
+                let set = m.store.setup[to].prop_set as usize;
+                let props = &m.props[set * m.n_props..(set + 1) * m.n_props];
                 let target = &mut m.store.state[to * stride..to * stride + n_state];
-                let rule = m.entry.descriptor.propagation;
-                match rule {
-                    Propagation::None => continue,
-                    Propagation::Copy => {
-                        if !t.fresh {
-                            continue;
-                        }
-                        if first_into_fresh {
-                            target.copy_from_slice(&state_copy);
-                        }
-                    }
-                    Propagation::Add => {
-                        for (d, s) in target.iter_mut().zip(&state_copy) {
-                            *d += *s;
-                        }
-                    }
-                    Propagation::Custom => {
-                        let set = m.store.setup[to].prop_set as usize;
-                        let props = &m.props[set * m.n_props..(set + 1) * m.n_props];
-                        let callback =
-                            m.entry
-                                .propagate
-                                .into_option()
-                                .ok_or_else(|| StepError::Model {
-                                    model: m.name.clone(),
-                                    contact: dst.id,
-                                    step: self.step,
-                                    message:
-                                        "declares custom propagation but has no propagate callback"
-                                            .into(),
-                                })?;
-                        callback(
-                            RSlice::from_slice(props),
-                            RSlice::from_slice(&state_copy),
-                            RSliceMut::from_mut_slice(target),
-                        )
-                        .into_result()
-                        .map_err(|message| StepError::Model {
-                            model: m.name.clone(),
-                            contact: dst.id,
-                            step: self.step,
-                            message: format!("propagation failed: {message}"),
-                        })?;
-                    }
+                let event = if t.fresh {
+                    StateEvent::TakeOver
+                } else {
+                    StateEvent::Merge
+                };
+                let custom = |from: &[f64], to: &mut [f64]| {
+                    (m.entry.custom_state)(
+                        event.code(),
+                        RSlice::from_slice(props),
+                        RSlice::from_slice(from),
+                        RSliceMut::from_mut_slice(to),
+                    )
+                    .into_result()
+                    .map_err(|e| e.to_string())
+                };
+                let slots = &m.entry.descriptor.state;
+                let moved = wall_logic::transfer_state(
+                    slots,
+                    &state_copy,
+                    target,
+                    t,
+                    first_into_fresh,
+                    custom,
+                )
+                .map_err(|message| StepError::Model {
+                    model: m.name.clone(),
+                    contact: dst.id,
+                    step: self.step,
+                    message: format!("propagation failed: {message}"),
+                })?;
+                if !moved {
+                    continue;
                 }
                 if first_into_fresh {
                     // The frame travels with the state, so state held in

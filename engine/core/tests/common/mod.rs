@@ -21,7 +21,7 @@ pub fn linear_sim(dt: f64, props: [f64; 5]) -> (Simulation, u16, u16) {
     let g = sim.group("grain");
     let w = sim.group("wall");
     let root = talus_plugin_linear::root_module();
-    let entry = (root.models())().into_iter().next().unwrap();
+    let entry = talus_sdk::ModelEntry::from_abi((root.models())()[0]).unwrap();
     let m = sim.add_model(entry);
     sim.assign(g, g, m, props.to_vec()).unwrap();
     sim.assign(g, w, m, props.to_vec()).unwrap();

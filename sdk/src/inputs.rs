@@ -1,0 +1,160 @@
+//! Optional model inputs: geometry a model can ask for beyond the base
+//! [`ContactInput`](crate::ContactInput).
+//!
+//! The base input is what every model needs and the engine writes for
+//! every contact of every step, so it stays small. Anything more is an
+//! *optional input*: a model lists the ids it reads in its descriptor
+//! ([`ModelDescriptor::input`](crate::ModelDescriptor::input)), and the
+//! engine then hands each batch one column per requested id
+//! ([`InputColumn`](crate::InputColumn)), `width` values per contact in
+//! batch order. Models that request nothing pay nothing.
+//!
+//! Ids are plain `u32` numbers rather than an enum, so that a later sdk can
+//! define more of them without changing any type that abi_stable checks: a
+//! plugin built before an id existed still loads into an engine that knows
+//! it, and simply never asks for it. An id, once published, keeps its
+//! number, width, unit and meaning forever; new ids take the next number.
+//! An engine refuses at load time a model that asks for an id it does not
+//! know (the model was built against a newer sdk).
+//!
+//! Vector inputs are given in the contact frame `(n, s, t)` unless their
+//! documentation says otherwise. An overlap-only model (activity
+//! `Overlap`) sees a frame whose in-plane axes `s, t` are only kept up to
+//! date while the contact is closed.
+
+/// Overlap volume of the two pieces (m^3), width 1.
+///
+/// Two balls: the volume of the lens where the spheres intersect. Ball and
+/// facet: the volume of the spherical cap on the far side of the facet's
+/// plane (the facet is taken as unbounded). Zero while the gap is open.
+/// A volume-stiffness model, `Fn = Kn V`, reads this.
+pub const OVERLAP_VOLUME: u32 = 1;
+
+/// Area of the contact disc (m^2), width 1: `pi a^2` with `a` the radius
+/// of [`CONTACT_RADIUS`]. Zero while the gap is open.
+pub const CONTACT_AREA: u32 = 2;
+
+/// Radius `a` of the contact disc (m), width 1: the circle where the two
+/// surfaces intersect (two balls), or where the ball cuts the facet's plane
+/// (ball and facet). Zero while the gap is open.
+pub const CONTACT_RADIUS: u32 = 3;
+
+/// Branch vector of end1 (m), width 3: from end1's centroid to the contact
+/// location, in the contact frame `(n, s, t)`. For a ball
+/// it is `(R1 + g/2, 0, 0)` up to rounding.
+pub const BRANCH_1: u32 = 4;
+
+/// Branch vector of end2 (m), width 3: from end2's reference point to the
+/// contact location, in the contact frame `(n, s, t)`. The reference point
+/// is a ball's centroid, or the reference point (centre of rotation) of
+/// the wall a facet belongs to, about which the engine sums the wall's
+/// moment.
+pub const BRANCH_2: u32 = 5;
+
+/// Contact location in global axes (m), width 3: the point where the
+/// engine applies the contact force. For models whose properties vary in
+/// space (a layered or graded material). Added in sdk 0.3.1.
+pub const CONTACT_POINT: u32 = 6;
+
+/// What the sdk says about one optional input id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InputInfo {
+    /// The id (one of the constants of this module).
+    pub id: u32,
+    /// Snake-case name, used in messages and in `talus plugins`.
+    pub name: &'static str,
+    /// Values per contact.
+    pub width: u32,
+    /// SI unit.
+    pub unit: &'static str,
+    /// One-line description.
+    pub doc: &'static str,
+}
+
+/// Every optional input this sdk defines, in id order.
+pub const ALL: &[InputInfo] = &[
+    InputInfo {
+        id: OVERLAP_VOLUME,
+        name: "overlap_volume",
+        width: 1,
+        unit: "m^3",
+        doc: "volume of the overlap of the two pieces",
+    },
+    InputInfo {
+        id: CONTACT_AREA,
+        name: "contact_area",
+        width: 1,
+        unit: "m^2",
+        doc: "area of the contact disc",
+    },
+    InputInfo {
+        id: CONTACT_RADIUS,
+        name: "contact_radius",
+        width: 1,
+        unit: "m",
+        doc: "radius of the contact disc",
+    },
+    InputInfo {
+        id: BRANCH_1,
+        name: "branch_1",
+        width: 3,
+        unit: "m",
+        doc: "end1 centroid to contact location, in (n, s, t)",
+    },
+    InputInfo {
+        id: BRANCH_2,
+        name: "branch_2",
+        width: 3,
+        unit: "m",
+        doc: "end2 reference point to contact location, in (n, s, t)",
+    },
+    InputInfo {
+        id: CONTACT_POINT,
+        name: "contact_point",
+        width: 3,
+        unit: "m",
+        doc: "contact location in global axes",
+    },
+];
+
+/// What this sdk knows of input `id`, or `None` for an id it does not
+/// define.
+pub fn info(id: u32) -> Option<&'static InputInfo> {
+    ALL.iter().find(|i| i.id == id)
+}
+
+/// Values per contact of input `id`, or `None` for an unknown id.
+pub fn width(id: u32) -> Option<u32> {
+    info(id).map(|i| i.width)
+}
+
+/// The name of input `id`, or `"input <id>"` for an id this sdk does not
+/// define.
+pub fn name(id: u32) -> String {
+    info(id).map_or_else(|| format!("input {id}"), |i| i.name.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_in_order_and_named_in_snake_case() {
+        for pair in ALL.windows(2) {
+            assert!(pair[0].id < pair[1].id, "{pair:?}");
+        }
+        for i in ALL {
+            assert!(i.id > 0 && i.width > 0, "{i:?}");
+            assert!(
+                i.name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
+                "{i:?}"
+            );
+            assert_eq!(info(i.id), Some(i));
+        }
+        assert_eq!(width(BRANCH_2), Some(3));
+        assert_eq!(info(0), None);
+        assert_eq!(name(9999), "input 9999");
+    }
+}

@@ -1,0 +1,428 @@
+//! `[[balls]]`: one source of balls, by kind (random, lattice, list or
+//! positions file).
+//!
+//! Guarantees of [`BallSource`]: only the keys of the chosen kind; a group
+//! name that is neither empty nor `"*"`; density > 0 (from the key, or for
+//! a positions file from an xyz header); damping in [0, 1). Per kind: a
+//! positive radius (rmin <= rmax for a random range), regions with
+//! min < max, a lattice spacing >= 2 radius whose `counts` fit the region,
+//! and explicit rows that each have a radius.
+
+use serde_spanned::Spanned;
+
+use super::{
+    group_name, int_at_least, positive, region, reject_foreign_keys, span_of, vec3_or, Ctx, Result,
+};
+use crate::error::ConfigError;
+use crate::mesh::FileIssue;
+use crate::positions::{self, PositionsFile};
+use crate::spec::{BallKindSpec, BallSpec, DofSpec, PositionsFormat, RadiusSpec, BALL_COMMON_KEYS};
+use crate::types::{BallKind, BallRow, BallSource};
+use talus_core::generate::{lattice_counts, RadiusDist};
+use talus_core::Fixity;
+
+/// The default group of balls.
+pub(crate) const DEFAULT_BALL_GROUP: &str = "default";
+
+fn single_radius(ctx: &Ctx<'_>, r: &Spanned<RadiusSpec>, table: &str, kind: &str) -> Result<f64> {
+    match *r.get_ref() {
+        RadiusSpec::Fixed(v) => positive(ctx, &r.span(), v, &format!("'radius' in {table}"), "m"),
+        RadiusSpec::Range(..) => Err(ctx.invalid(
+            &r.span(),
+            format!("'radius' in {table} must be a single number for kind = \"{kind}\" ([rmin, rmax] is for kind = \"random\")"),
+        )),
+    }
+}
+
+/// One `[[balls]]` table: the keys every kind shares here, the kind's own
+/// keys in [`random`], [`lattice`], [`list`] or [`file`](fn@file).
+pub(super) fn ball_source(
+    ctx: &Ctx<'_>,
+    b: Spanned<BallSpec>,
+    table: &str,
+    run_seed: u64,
+) -> Result<BallSource> {
+    let table_span = b.span();
+    let location = ctx.loc(&table_span);
+    let b = b.into_inner();
+    let kind = *b.kind.get_ref();
+
+    let present = [
+        ("count", span_of(&b.count)),
+        ("radius", span_of(&b.radius)),
+        ("region", span_of(&b.region)),
+        ("seed", span_of(&b.seed)),
+        ("max_attempts", span_of(&b.max_attempts)),
+        ("spacing", span_of(&b.spacing)),
+        ("counts", span_of(&b.counts)),
+        ("balls", span_of(&b.balls)),
+        ("path", span_of(&b.path)),
+        ("format", span_of(&b.format)),
+    ];
+    reject_foreign_keys(
+        ctx,
+        &present,
+        kind.keys(),
+        BALL_COMMON_KEYS,
+        kind.as_str(),
+        table,
+    )?;
+
+    let require = |key: &str| {
+        ctx.missing(
+            &table_span,
+            format!(
+                "missing key '{key}' in {table} (kind = \"{}\")",
+                kind.as_str()
+            ),
+        )
+    };
+
+    let group = group_name(ctx, &b.group, DEFAULT_BALL_GROUP, table)?;
+    let mut density = match &b.density {
+        Some(d) => Some(positive(
+            ctx,
+            &d.span(),
+            d.get_ref().0,
+            &format!("'density' in {table}"),
+            "kg/m^3",
+        )?),
+        None => None,
+    };
+    let damping = match &b.damping {
+        None => 0.0,
+        Some(d) => {
+            let v = d.get_ref().0;
+            if !(0.0..1.0).contains(&v) {
+                return Err(ctx.invalid(
+                    &d.span(),
+                    format!("'damping' in {table} must be in [0, 1), got {v:?}"),
+                ));
+            }
+            v
+        }
+    };
+    let mut fixed = [false; 6];
+    for dof in b.fix.iter().flat_map(|f| f.get_ref()) {
+        let k = match dof.get_ref() {
+            DofSpec::X => 0,
+            DofSpec::Y => 1,
+            DofSpec::Z => 2,
+            DofSpec::Rx => 3,
+            DofSpec::Ry => 4,
+            DofSpec::Rz => 5,
+        };
+        fixed[k] = true;
+    }
+    let fix = Fixity::from_flags(fixed);
+
+    let kind = match kind {
+        BallKindSpec::Random => random(ctx, &b, table, run_seed, &require)?,
+        BallKindSpec::Lattice => lattice(ctx, &b, table, &require)?,
+        BallKindSpec::List => list(ctx, &b, table, &require)?,
+        BallKindSpec::File => {
+            let (kind, header_density) = file(ctx, &b, table, &require)?;
+            if density.is_none() {
+                density = header_density;
+            }
+            kind
+        }
+    };
+
+    let density = density.ok_or_else(|| {
+        ctx.missing(
+            &table_span,
+            format!("missing key 'density' in {table} (kg/m^3, > 0; only an xyz header with 'rho' can supply it)"),
+        )
+    })?;
+
+    Ok(BallSource {
+        location,
+        group,
+        density,
+        damping,
+        velocity: vec3_or(&b.velocity, [0.0; 3]),
+        spin: vec3_or(&b.spin, [0.0; 3]),
+        fix,
+        kind,
+    })
+}
+
+/// `kind = "random"`: count, radius (fixed or a range), region, and the
+/// seed (default `run_seed`) and attempt limit (default 1000) of the engine's
+/// placement.
+fn random(
+    ctx: &Ctx<'_>,
+    b: &BallSpec,
+    table: &str,
+    run_seed: u64,
+    require: &dyn Fn(&str) -> ConfigError,
+) -> Result<BallKind> {
+    let count = b.count.as_ref().ok_or_else(|| require("count"))?;
+    let count = int_at_least(ctx, count, 1, &format!("'count' in {table}"))? as usize;
+    let r = b.radius.as_ref().ok_or_else(|| require("radius"))?;
+    let radius = match *r.get_ref() {
+        RadiusSpec::Fixed(v) => RadiusDist::Fixed(positive(
+            ctx,
+            &r.span(),
+            v,
+            &format!("'radius' in {table}"),
+            "m",
+        )?),
+        RadiusSpec::Range(lo, hi) => {
+            positive(
+                ctx,
+                &r.span(),
+                lo,
+                &format!("rmin of 'radius' in {table}"),
+                "m",
+            )?;
+            if lo > hi {
+                return Err(ctx.invalid(
+                    &r.span(),
+                    format!("'radius' in {table} is [rmin, rmax] with rmin <= rmax, got rmin = {lo:?} > rmax = {hi:?}"),
+                ));
+            }
+            RadiusDist::Uniform(lo, hi)
+        }
+    };
+    let region = region(
+        ctx,
+        b.region.as_ref().ok_or_else(|| require("region"))?,
+        table,
+    )?;
+    let seed = match &b.seed {
+        Some(s) => int_at_least(ctx, s, 0, &format!("'seed' in {table}"))? as u64,
+        None => run_seed,
+    };
+    let max_attempts = match &b.max_attempts {
+        Some(m) => {
+            let n = int_at_least(ctx, m, 1, &format!("'max_attempts' in {table}"))?;
+            u32::try_from(n).map_err(|_| {
+                ctx.invalid(
+                    &m.span(),
+                    format!("'max_attempts' in {table} must be at most {}", u32::MAX),
+                )
+            })?
+        }
+        None => 1000,
+    };
+    Ok(BallKind::Random {
+        count,
+        radius,
+        region,
+        seed,
+        max_attempts,
+    })
+}
+
+/// `kind = "lattice"`: radius, spacing (default 2 radius) and region; with
+/// `counts` the lattice must fit the region, without it the region must hold
+/// at least one spacing on every axis.
+fn lattice(
+    ctx: &Ctx<'_>,
+    b: &BallSpec,
+    table: &str,
+    require: &dyn Fn(&str) -> ConfigError,
+) -> Result<BallKind> {
+    let r = b.radius.as_ref().ok_or_else(|| require("radius"))?;
+    let radius = single_radius(ctx, r, table, "lattice")?;
+    let spacing = match &b.spacing {
+        None => 2.0 * radius,
+        Some(s) => {
+            let v = s.get_ref().0;
+            if v < 2.0 * radius {
+                return Err(ctx.invalid(
+                    &s.span(),
+                    format!(
+                        "'spacing' in {table} must be >= 2 * radius = {:?} (m) so balls do not overlap, got {v:?}",
+                        2.0 * radius
+                    ),
+                ));
+            }
+            v
+        }
+    };
+    let region_spec = b.region.as_ref().ok_or_else(|| require("region"))?;
+    let region = region(ctx, region_spec, table)?;
+    let counts = match &b.counts {
+        None => {
+            let n = lattice_counts(&region, spacing, None);
+            if let Some(axis) = n.iter().position(|&c| c == 0) {
+                return Err(ctx.invalid(
+                    &region_spec.span(),
+                    format!(
+                        "region of {table} is smaller than one lattice spacing ({spacing:?} m) along {}",
+                        ["x", "y", "z"][axis]
+                    ),
+                ));
+            }
+            None
+        }
+        Some(c) => {
+            let list = c.get_ref();
+            if list.len() != 3 {
+                return Err(ctx.invalid(
+                    &c.span(),
+                    format!(
+                        "'counts' in {table} must be [nx, ny, nz], got {} number(s)",
+                        list.len()
+                    ),
+                ));
+            }
+            let mut n = [0usize; 3];
+            for (slot, v) in n.iter_mut().zip(list) {
+                *slot = int_at_least(ctx, v, 1, &format!("each entry of 'counts' in {table}"))?
+                    as usize;
+            }
+            for (axis, name) in ["x", "y", "z"].iter().enumerate() {
+                let need = n[axis] as f64 * spacing;
+                let have = region.max[axis] - region.min[axis];
+                if need > have * (1.0 + 1e-12) {
+                    return Err(ctx.invalid(
+                        &c.span(),
+                        format!(
+                            "'counts' in {table}: {} balls at spacing {spacing:?} m need {need:?} m along {name}, but the region is {have:?} m",
+                            n[axis]
+                        ),
+                    ));
+                }
+            }
+            Some(n)
+        }
+    };
+    Ok(BallKind::Lattice {
+        radius,
+        spacing,
+        region,
+        counts,
+    })
+}
+
+/// `kind = "list"`: the rows of `balls`, each with its own radius or the
+/// table's `radius`.
+fn list(
+    ctx: &Ctx<'_>,
+    b: &BallSpec,
+    table: &str,
+    require: &dyn Fn(&str) -> ConfigError,
+) -> Result<BallKind> {
+    let default_radius = match &b.radius {
+        Some(r) => Some(single_radius(ctx, r, table, "list")?),
+        None => None,
+    };
+    let list = b.balls.as_ref().ok_or_else(|| require("balls"))?;
+    if list.get_ref().is_empty() {
+        return Err(ctx.invalid(
+            &list.span(),
+            format!("'balls' in {table} is empty; give at least one row"),
+        ));
+    }
+    let mut rows = Vec::with_capacity(list.get_ref().len());
+    for (i, row) in list.get_ref().iter().enumerate() {
+        let row_name = format!("row #{} of 'balls' in {table}", i + 1);
+        let spec = row.get_ref();
+        let radius = match &spec.radius {
+            Some(r) => positive(
+                ctx,
+                &r.span(),
+                r.get_ref().0,
+                &format!("'radius' in {row_name}"),
+                "m",
+            )?,
+            None => default_radius.ok_or_else(|| {
+                ctx.missing(
+                    &row.span(),
+                    format!("{row_name} has no 'radius' and {table} has no default 'radius'"),
+                )
+            })?,
+        };
+        rows.push(BallRow {
+            pos: spec.pos.get_ref().0,
+            radius,
+            velocity: spec.velocity.as_ref().map(|v| v.get_ref().0),
+        });
+    }
+    Ok(BallKind::Explicit(rows))
+}
+
+/// `kind = "file"`: the rows of a positions file (xyz or csv, from `format`
+/// or the extension), and the density of an xyz header if it gives one.
+/// A row's radius comes from its own column, else the `radius` key, else the
+/// xyz header.
+fn file(
+    ctx: &Ctx<'_>,
+    b: &BallSpec,
+    table: &str,
+    require: &dyn Fn(&str) -> ConfigError,
+) -> Result<(BallKind, Option<f64>)> {
+    let path_spec = b.path.as_ref().ok_or_else(|| require("path"))?;
+    let key_span = path_spec.span();
+    let path = ctx.existing_path(path_spec, "positions file", table)?;
+    let format = match &b.format {
+        Some(f) => *f.get_ref(),
+        None => match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+            Some("xyz") => PositionsFormat::Xyz,
+            Some("csv") => PositionsFormat::Csv,
+            _ => {
+                return Err(ctx.invalid(
+                    &key_span,
+                    format!(
+                        "cannot tell the format of '{}' from its extension; set format = \"xyz\" or \"csv\" in {table}",
+                        path_spec.get_ref()
+                    ),
+                ))
+            }
+        },
+    };
+    let bytes = ctx.read(&path, &key_span)?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        ctx.data_error(
+            &path,
+            &key_span,
+            FileIssue::whole("positions file is not valid UTF-8 text"),
+        )
+    })?;
+    let parsed: PositionsFile = match format {
+        PositionsFormat::Xyz => positions::read_xyz(&text),
+        PositionsFormat::Csv => positions::read_csv(&text),
+    }
+    .map_err(|issue| ctx.data_error(&path, &key_span, issue))?;
+    if parsed.rows.is_empty() {
+        return Err(ctx.data_error(
+            &path,
+            &key_span,
+            FileIssue::whole("the file holds no balls"),
+        ));
+    }
+    let key_radius = match &b.radius {
+        Some(r) => Some(single_radius(ctx, r, table, "file")?),
+        None => None,
+    };
+    let default_radius = key_radius.or(parsed.header_radius);
+    let mut rows = Vec::with_capacity(parsed.rows.len());
+    for row in &parsed.rows {
+        let radius = match row.radius.or(default_radius) {
+            Some(r) => r,
+            None => {
+                return Err(ctx.data_error(
+                    &path,
+                    &key_span,
+                    FileIssue::at(
+                        row.line,
+                        1,
+                        format!(
+                            "no radius for this ball: add a radius column, 'radius' in {table}, or 'R <value>' in an xyz header"
+                        ),
+                    ),
+                ))
+            }
+        };
+        rows.push(BallRow {
+            pos: row.pos,
+            radius,
+            velocity: row.velocity,
+        });
+    }
+    Ok((BallKind::Explicit(rows), parsed.header_density))
+}

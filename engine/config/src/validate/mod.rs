@@ -1,0 +1,313 @@
+//! `*Spec` -> validated types.
+//!
+//! Reads: a [`ConfigSpec`] with spans, the config's folder (for relative
+//! paths), and the data files it references (meshes, positions). Writes: a
+//! [`RunConfig`]. Invariant: the first rule that fails stops validation with
+//! an error at the key (or table) that broke it; defaults are applied here
+//! and only here.
+//!
+//! This module holds [`Ctx`] (the source text, for located errors, and the
+//! folder relative paths start from), [`validate`] itself (with the
+//! `[[plugins]]` paths and the cross-table rules: one model per group pair,
+//! unique wall names) and the checks the tables share. Each table has its
+//! own submodule: `run` (`[run]`), `models` (`[[models]]`), `balls`
+//! (`[[balls]]`), `walls` (`[[walls]]` and its sub-tables) and `output`
+//! (`[output]`).
+
+mod balls;
+mod models;
+mod output;
+mod run;
+mod walls;
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use serde_spanned::Spanned;
+
+use crate::error::{ConfigError, ErrorKind, Location, Source};
+use crate::mesh::FileIssue;
+use crate::spec::{ConfigSpec, Int, RegionSpec, Vec3};
+use crate::types::{PluginPath, RunConfig};
+use talus_core::math::v3;
+use talus_core::Aabb;
+
+use balls::ball_source;
+use models::model;
+use output::output_settings;
+use run::run_settings;
+use walls::wall_source;
+
+type Result<T> = std::result::Result<T, ConfigError>;
+
+struct Ctx<'a> {
+    src: &'a Source<'a>,
+    /// Folder that relative paths in the config are resolved against.
+    dir: PathBuf,
+}
+
+impl Ctx<'_> {
+    fn loc(&self, span: &Range<usize>) -> Location {
+        self.src.loc(span)
+    }
+
+    fn invalid(&self, span: &Range<usize>, msg: impl std::fmt::Display) -> ConfigError {
+        self.src.err(ErrorKind::InvalidValue, span, msg)
+    }
+
+    fn missing(&self, span: &Range<usize>, msg: impl std::fmt::Display) -> ConfigError {
+        self.src.err(ErrorKind::MissingKey, span, msg)
+    }
+
+    /// Resolves `written` against the config's folder and checks that it
+    /// exists.
+    fn existing_path(&self, written: &Spanned<String>, what: &str, table: &str) -> Result<PathBuf> {
+        let span = written.span();
+        let text = written.get_ref();
+        if text.trim().is_empty() {
+            return Err(self.invalid(&span, format!("'path' in {table} is empty")));
+        }
+        let resolved = self.dir.join(text);
+        if !resolved.exists() {
+            let shown = std::path::absolute(&resolved).unwrap_or_else(|_| resolved.clone());
+            return Err(self.src.err(
+                ErrorKind::MissingFile,
+                &span,
+                format!(
+                    "{what} '{text}' not found (resolved to '{}'; relative paths are relative to the config file's folder)",
+                    shown.display()
+                ),
+            ));
+        }
+        Ok(resolved)
+    }
+
+    /// Reads a referenced data file.
+    fn read(&self, path: &Path, key_span: &Range<usize>) -> Result<Vec<u8>> {
+        std::fs::read(path).map_err(|e| {
+            self.src.err(
+                ErrorKind::Io,
+                key_span,
+                format!("cannot read '{}': {e}", path.display()),
+            )
+        })
+    }
+
+    /// An error inside a data file, pointing into that file and naming
+    /// where the config refers to it.
+    fn data_error(&self, file: &Path, key_span: &Range<usize>, issue: FileIssue) -> ConfigError {
+        let msg = format!("{} (file given at {})", issue.message, self.loc(key_span));
+        match issue.line {
+            Some(line) => ConfigError::at(
+                ErrorKind::DataFile,
+                Location {
+                    file: file.to_path_buf(),
+                    line,
+                    col: issue.col,
+                },
+                msg,
+            ),
+            None => ConfigError::in_file(ErrorKind::DataFile, file, msg),
+        }
+    }
+}
+
+/// Validates a parsed config. `src.file` is the config's path as given.
+pub(crate) fn validate(src: &Source<'_>, spec: ConfigSpec) -> Result<RunConfig> {
+    let dir = match src.file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let ctx = Ctx { src, dir };
+
+    let run = match spec.run {
+        Some(run) => run_settings(&ctx, run)?,
+        None => {
+            return Err(ctx.missing(
+                &(0..0),
+                "missing table [run]; it needs 'steps' (integer > 0) or 'time' (s)",
+            ))
+        }
+    };
+
+    let mut plugins = Vec::with_capacity(spec.plugins.len());
+    for (i, p) in spec.plugins.into_iter().enumerate() {
+        let table = format!("[[plugins]] #{}", i + 1);
+        let p = p.into_inner();
+        let path = ctx.existing_path(&p.path, "plugin path", &table)?;
+        plugins.push(PluginPath {
+            path,
+            written: p.path.get_ref().clone(),
+            location: ctx.loc(&p.path.span()),
+        });
+    }
+
+    let mut models = Vec::with_capacity(spec.models.len());
+    let mut pairs: HashMap<(String, String), Location> = HashMap::new();
+    for (i, m) in spec.models.into_iter().enumerate() {
+        let table = format!("[[models]] #{}", i + 1);
+        let (assignment, groups_span) = model(&ctx, m, &table)?;
+        let [a, b] = assignment.groups.clone();
+        let key = if a <= b { (a, b) } else { (b, a) };
+        if let Some(first) = pairs.get(&key) {
+            return Err(ctx.src.err(
+                ErrorKind::Duplicate,
+                &groups_span,
+                format!(
+                    "group pair ({}, {}) in {table} already has a model (assigned at {first}); a pair may be assigned once",
+                    key.0, key.1
+                ),
+            ));
+        }
+        pairs.insert(key, assignment.location.clone());
+        models.push(assignment);
+    }
+
+    let mut balls = Vec::with_capacity(spec.balls.len());
+    for (i, b) in spec.balls.into_iter().enumerate() {
+        let table = format!("[[balls]] #{}", i + 1);
+        balls.push(ball_source(&ctx, b, &table, run.seed)?);
+    }
+
+    let mut walls = Vec::with_capacity(spec.walls.len());
+    let mut names: HashMap<String, Location> = HashMap::new();
+    for (i, w) in spec.walls.into_iter().enumerate() {
+        let table = format!("[[walls]] #{}", i + 1);
+        let name_span = w.get_ref().name.span();
+        let wall = wall_source(&ctx, w, &table)?;
+        if let Some(first) = names.get(&wall.name) {
+            return Err(ctx.src.err(
+                ErrorKind::Duplicate,
+                &name_span,
+                format!(
+                    "duplicate wall name '{}' in {table} (first used at {first}); wall names must be unique",
+                    wall.name
+                ),
+            ));
+        }
+        names.insert(wall.name.clone(), ctx.loc(&name_span));
+        walls.push(wall);
+    }
+
+    let output = output_settings(&ctx, spec.output)?;
+
+    Ok(RunConfig {
+        source: src.file.to_path_buf(),
+        text: src.text.to_owned(),
+        run,
+        plugins,
+        models,
+        balls,
+        walls,
+        output,
+    })
+}
+
+fn int_at_least(ctx: &Ctx<'_>, v: &Spanned<Int>, min: i64, what: &str) -> Result<i64> {
+    let n = v.get_ref().0;
+    if n < min {
+        return Err(ctx.invalid(
+            &v.span(),
+            format!("{what} must be an integer >= {min}, got {n}"),
+        ));
+    }
+    Ok(n)
+}
+
+fn vec3_or<U>(v: &Option<Spanned<Vec3<U>>>, default: [f64; 3]) -> [f64; 3] {
+    v.as_ref().map_or(default, |v| v.get_ref().0)
+}
+
+/// A group name of a body or wall: non-empty, not the wildcard.
+fn group_name(
+    ctx: &Ctx<'_>,
+    g: &Option<Spanned<String>>,
+    default: &str,
+    table: &str,
+) -> Result<String> {
+    let Some(g) = g else {
+        return Ok(default.to_owned());
+    };
+    let name = g.get_ref().trim();
+    if name.is_empty() {
+        return Err(ctx.invalid(&g.span(), format!("'group' in {table} must not be empty")));
+    }
+    if name == "*" {
+        return Err(ctx.invalid(
+            &g.span(),
+            format!("'group' in {table} cannot be \"*\": it is the wildcard of [[models]] groups"),
+        ));
+    }
+    Ok(name.to_owned())
+}
+
+fn region(ctx: &Ctx<'_>, r: &Spanned<RegionSpec>, table: &str) -> Result<Aabb> {
+    let spec = r.get_ref();
+    let (min, max) = (spec.min.get_ref().0, spec.max.get_ref().0);
+    check_min_max(ctx, &r.span(), min, max, &format!("region of {table}"))?;
+    Ok(Aabb {
+        min: v3(min),
+        max: v3(max),
+    })
+}
+
+fn check_min_max(
+    ctx: &Ctx<'_>,
+    span: &Range<usize>,
+    min: [f64; 3],
+    max: [f64; 3],
+    what: &str,
+) -> Result<()> {
+    for (axis, name) in ["x", "y", "z"].iter().enumerate() {
+        if min[axis] >= max[axis] {
+            return Err(ctx.invalid(
+                span,
+                format!(
+                    "{what}: min must be < max on every axis, but along {name} min = {:?} and max = {:?}",
+                    min[axis], max[axis]
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn positive(ctx: &Ctx<'_>, span: &Range<usize>, v: f64, what: &str, unit: &str) -> Result<f64> {
+    if v > 0.0 {
+        Ok(v)
+    } else {
+        Err(ctx.invalid(span, format!("{what} must be > 0 ({unit}), got {v:?}")))
+    }
+}
+
+/// Rejects keys that the chosen kind does not use.
+fn reject_foreign_keys(
+    ctx: &Ctx<'_>,
+    present: &[(&str, Option<Range<usize>>)],
+    allowed: &[&str],
+    common: &[&str],
+    kind: &str,
+    table: &str,
+) -> Result<()> {
+    for (key, span) in present {
+        if let Some(span) = span {
+            if !allowed.contains(key) {
+                let all: Vec<&str> = common.iter().chain(allowed).copied().collect();
+                return Err(ctx.src.err(
+                    ErrorKind::UnknownKey,
+                    span,
+                    format!(
+                        "key '{key}' does not apply to kind = \"{kind}\" in {table}; allowed: {}",
+                        all.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn span_of<T>(v: &Option<Spanned<T>>) -> Option<Range<usize>> {
+    v.as_ref().map(Spanned::span)
+}

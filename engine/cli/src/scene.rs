@@ -79,12 +79,7 @@ pub fn build(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation> {
             .map_err(|e| error_at(&w.location, e))?;
         wall.resolution = w.resolution;
         wall.cutoff_angle = w.cutoff_angle_deg.to_radians();
-        if let Some(d) = &w.deform {
-            wall.deform = Some(talus_core::wall::Deformation {
-                velocity: d.vertex_velocity.iter().map(|v| v3(*v)).collect(),
-                schedule: d.schedule.clone(),
-            });
-        }
+        wall.deform.clone_from(&w.deform);
         wall.servo = w.servo;
         if !w.inactive.is_empty() {
             // The config's bits are the core's FRONT and BACK.

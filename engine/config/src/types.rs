@@ -14,7 +14,7 @@
 use std::path::PathBuf;
 
 use talus_core::generate::RadiusDist;
-use talus_core::wall::{Resolution, RigidMotion, Servo};
+use talus_core::wall::{Deformation, Resolution, RigidMotion, Servo};
 use talus_core::{Aabb, Fixity, Timestep, Vec3};
 
 use crate::error::Location;
@@ -222,8 +222,11 @@ pub struct WallSource {
     /// `None` = centroid of the wall's vertices ([`MeshData::centroid`]).
     /// Always `None` without `motion`.
     pub centre: Option<Vec3>,
-    /// Deformable motion; exclusive with `motion` and `servo`.
-    pub deform: Option<Deform>,
+    /// Deformable motion; exclusive with `motion` and `servo`. Validation
+    /// guarantees one velocity per mesh vertex (`v0 + G (x - c)` at the
+    /// vertex's initial position, then the rows of a vertex velocity
+    /// file) and schedule times that increase strictly.
+    pub deform: Option<Deformation>,
     /// Servo control of the translation; exclusive with `motion` and
     /// `deform`. Validation guarantees a unit `direction`, a positive
     /// `target` load in N (a `stress` is multiplied by the wall's area
@@ -237,17 +240,6 @@ pub struct WallSource {
     /// The triangles, welded, in world coordinates (scale and translate
     /// applied). The right-hand vertex order gives the active side.
     pub mesh: MeshData,
-}
-
-/// Deformable wall motion, resolved per vertex.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Deform {
-    /// Velocity of each mesh vertex at factor 1, m/s: `v0 + G (x - c)` at
-    /// the vertex's initial position.
-    pub vertex_velocity: Vec<[f64; 3]>,
-    /// `(time s, factor)` knots, strictly increasing in time; empty means
-    /// factor 1 throughout.
-    pub schedule: Vec<(f64, f64)>,
 }
 
 /// An indexed triangle mesh, welded: no two vertices closer than the weld

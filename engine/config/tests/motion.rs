@@ -22,8 +22,8 @@ fn deform_gives_each_vertex_the_affine_field_at_its_start_position() {
     );
     let w = parse(&text).unwrap().walls.remove(0);
     let d = w.deform.unwrap();
-    assert_eq!(d.vertex_velocity.len(), w.mesh.vertices.len());
-    for (v, x) in d.vertex_velocity.iter().zip(&w.mesh.vertices) {
+    assert_eq!(d.velocity.len(), w.mesh.vertices.len());
+    for (v, x) in d.velocity.iter().zip(&w.mesh.vertices) {
         let r = [x[0] - 0.5, x[1] - 1.0, x[2]];
         let expected = [0.1, -0.5 * r[1], 0.25 * r[0] + r[2]];
         for k in 0..3 {
@@ -39,13 +39,7 @@ fn deform_gives_each_vertex_the_affine_field_at_its_start_position() {
     // Default centre: the mean of the vertices (here the box centre).
     let text = wall_with("[walls.deform]\ngradient = [[-1, 0, 0], [0, 0, 0], [0, 0, 0]]\n");
     let w = parse(&text).unwrap().walls.remove(0);
-    for (v, x) in w
-        .deform
-        .unwrap()
-        .vertex_velocity
-        .iter()
-        .zip(&w.mesh.vertices)
-    {
+    for (v, x) in w.deform.unwrap().velocity.iter().zip(&w.mesh.vertices) {
         assert!((v[0] + (x[0] - 0.5)).abs() < 1e-15);
     }
 }
@@ -148,7 +142,7 @@ fn vertex_velocity_files_override_the_field_at_matching_vertices() {
     let cfg = dir.write("c.toml", &text);
     let w = talus_config::load(&cfg).unwrap().walls.remove(0);
     let d = w.deform.unwrap();
-    for (v, x) in d.vertex_velocity.iter().zip(&w.mesh.vertices) {
+    for (v, x) in d.velocity.iter().zip(&w.mesh.vertices) {
         let expected = if *x == [1.0, 2.0, 3.0] {
             [0.0, 0.0, -1.0]
         } else if *x == [0.0, 0.0, 3.0] {
@@ -156,7 +150,7 @@ fn vertex_velocity_files_override_the_field_at_matching_vertices() {
         } else {
             [0.0, 0.25, 0.0]
         };
-        assert_eq!(*v, expected, "vertex {x:?}");
+        assert_eq!(v.to_array(), expected, "vertex {x:?}");
     }
 
     for (rows, line, words) in [

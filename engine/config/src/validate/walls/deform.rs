@@ -1,6 +1,6 @@
 //! `[walls.deform]`: deformable wall motion, resolved per vertex.
 //!
-//! Guarantees of [`Deform`]: one velocity per mesh vertex, from
+//! Guarantees of the [`Deformation`]: one velocity per mesh vertex, from
 //! `velocity + gradient (x - center)` (a 3-row gradient) and then the rows
 //! of an optional vertex velocity file, each row matched to exactly one
 //! vertex; schedule knots with as many factors as times, at least one, and
@@ -9,7 +9,9 @@
 use super::super::{vec3_or, Ctx, Result};
 use crate::mesh::FileIssue;
 use crate::spec::DeformSpec;
-use crate::types::{Deform, MeshData};
+use crate::types::MeshData;
+use talus_core::wall::Deformation;
+use talus_core::Vec3;
 
 /// Per-vertex velocities of `[walls.deform]`: `velocity + gradient (x -
 /// center)` at each vertex's initial position (center: the mean of the
@@ -19,7 +21,7 @@ pub(super) fn deformation(
     d: &DeformSpec,
     mesh: &MeshData,
     table: &str,
-) -> Result<Deform> {
+) -> Result<Deformation> {
     let v0 = vec3_or(&d.velocity, [0.0; 3]);
     let mut g = [[0.0; 3]; 3];
     if let Some(rows) = &d.gradient {
@@ -82,8 +84,8 @@ pub(super) fn deformation(
             schedule.push((t.get_ref().0, factors[k].get_ref().0));
         }
     }
-    Ok(Deform {
-        vertex_velocity,
+    Ok(Deformation {
+        velocity: vertex_velocity.into_iter().map(Vec3::from_array).collect(),
         schedule,
     })
 }

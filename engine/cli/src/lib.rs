@@ -159,26 +159,29 @@ fn run_loaded(
     writer
         .write_run_json(&run_json(cfg, reg, &sim, threads))
         .map_err(|e| anyhow!("{e}"))?;
-    let recorder = record::Recorder::new(&sim);
+    let recorder = record::Recorder::new(&sim.snapshot());
     let intervals = &cfg.output;
     let record = |sim: &mut Simulation, writer: &DatasetWriter, force: bool| -> Result<()> {
         let step = sim.step;
         let due = |every: u64| every > 0 && (force || step.is_multiple_of(every));
-        if due(intervals.contacts) {
-            sim.refresh_open_contacts();
-            writer
-                .send(Table::Contacts, recorder.contacts(sim))
-                .map_err(|e| anyhow!("{e}"))?;
+        let (contacts, bodies, walls) = (
+            due(intervals.contacts),
+            due(intervals.bodies),
+            due(intervals.walls),
+        );
+        if !(contacts || bodies || walls) {
+            return Ok(());
         }
-        if due(intervals.bodies) {
-            writer
-                .send(Table::Bodies, recorder.bodies(sim))
-                .map_err(|e| anyhow!("{e}"))?;
+        let snap = sim.snapshot();
+        let send = |table, frame| writer.send(table, frame).map_err(|e| anyhow!("{e}"));
+        if contacts {
+            send(Table::Contacts, recorder.contacts(&snap))?;
         }
-        if due(intervals.walls) && !sim.walls().is_empty() {
-            writer
-                .send(Table::Walls, recorder.walls(sim))
-                .map_err(|e| anyhow!("{e}"))?;
+        if bodies {
+            send(Table::Bodies, recorder.bodies(&snap))?;
+        }
+        if walls && snap.n_walls() > 0 {
+            send(Table::Walls, recorder.walls(&snap))?;
         }
         Ok(())
     };

@@ -1,10 +1,16 @@
-//! Turns the state of a [`Simulation`] into output frames (one row per
-//! contact, ball or wall at the recorded step). The column set is fixed for
-//! a run, so every frame of a table has the same schema.
+//! The output schema: turns a [`Snapshot`] of the simulation into output
+//! frames (one row per contact, ball or wall at the recorded step).
+//!
+//! Reads: the snapshot's rows, its step and time, and the models' state
+//! slots. Writes: [`Frame`]s of named columns with units and descriptions.
+//! Invariant: the column set is fixed for a run (the state columns are
+//! planned once, from the models), so every frame of a table has the same
+//! schema, the one `docs/output.md` lists. Nothing here knows how the core
+//! stores contacts or numbers bodies: the ids come with the rows.
 
-use talus_core::geometry::Region;
-use talus_core::{Simulation, Vec3};
-use talus_output::{Column, Frame};
+use talus_core::snapshot::{BodyKind, ContactRow, PieceId};
+use talus_core::{Snapshot, Vec3};
+use talus_output::{Column, Field, Frame};
 
 /// A model state column: its name in the output and, per model, the slot
 /// index that feeds it.
@@ -20,41 +26,164 @@ pub struct Recorder {
     state_columns: Vec<StateColumn>,
 }
 
+/// The contacts table's columns after `gap`, one value each per contact
+/// (name, unit, description), in the order of [`contact_values`].
+const CONTACT_SCALARS: [(&str, &str, &str); 24] = [
+    ("xc_x", "m", "contact location"),
+    ("xc_y", "m", "contact location"),
+    ("xc_z", "m", "contact location"),
+    ("n_x", "-", "unit normal, end1 to end2"),
+    ("n_y", "-", "unit normal, end1 to end2"),
+    ("n_z", "-", "unit normal, end1 to end2"),
+    ("s_x", "-", "contact-plane axis s"),
+    ("s_y", "-", "contact-plane axis s"),
+    ("s_z", "-", "contact-plane axis s"),
+    ("t_x", "-", "contact-plane axis t"),
+    ("t_y", "-", "contact-plane axis t"),
+    ("t_z", "-", "contact-plane axis t"),
+    ("f_n", "N", "normal force on end2, > 0 compressive"),
+    ("f_s", "N", "shear force on end2 along s"),
+    ("f_t", "N", "shear force on end2 along t"),
+    ("fx", "N", "global force on end2"),
+    ("fy", "N", "global force on end2"),
+    ("fz", "N", "global force on end2"),
+    ("m_t", "N m", "twisting moment on end2 about n"),
+    ("m_bs", "N m", "bending moment on end2 about s"),
+    ("m_bt", "N m", "bending moment on end2 about t"),
+    ("mx", "N m", "global moment on end2"),
+    ("my", "N m", "global moment on end2"),
+    ("mz", "N m", "global moment on end2"),
+];
+
+/// The values of [`CONTACT_SCALARS`] for one contact.
+#[inline]
+fn contact_values(c: &ContactRow<'_>) -> [f64; 24] {
+    let (xc, n, s, t) = (c.xc, c.n, c.s, c.t);
+    let (fl, fg, ml, mg) = (c.force_local, c.force, c.moment_local, c.moment);
+    [
+        xc.x, xc.y, xc.z, n.x, n.y, n.z, s.x, s.y, s.z, t.x, t.y, t.z, fl[0], fl[1], fl[2], fg.x,
+        fg.y, fg.z, ml[0], ml[1], ml[2], mg.x, mg.y, mg.z,
+    ]
+}
+
+/// The vector columns of the bodies table (component names, unit,
+/// description), in the order of the values [`Recorder::bodies`] pushes.
+const BODY_VECTORS: [([&str; 3], &str, &str); 5] = [
+    (["x", "y", "z"], "m", "centre"),
+    (["vx", "vy", "vz"], "m/s", "velocity (half step)"),
+    (["wx", "wy", "wz"], "rad/s", "angular velocity (half step)"),
+    (["fx", "fy", "fz"], "N", "resultant contact force"),
+    (["mx", "my", "mz"], "N m", "resultant contact moment"),
+];
+
+/// The vector columns of the walls table, in the order of the values
+/// [`Recorder::walls`] pushes.
+const WALL_VECTORS: [([&str; 3], &str, &str); 5] = [
+    (
+        ["cx", "cy", "cz"],
+        "m",
+        "reference point (centre of rotation)",
+    ),
+    (["vx", "vy", "vz"], "m/s", "translational velocity"),
+    (["wx", "wy", "wz"], "rad/s", "angular velocity"),
+    (["fx", "fy", "fz"], "N", "total contact force on the wall"),
+    (
+        ["mx", "my", "mz"],
+        "N m",
+        "total moment about the reference point",
+    ),
+];
+
+/// `N` vector columns, each as its three components.
+struct Vec3Columns<const N: usize>([[Vec<f64>; 3]; N]);
+
+impl<const N: usize> Vec3Columns<N> {
+    fn with_capacity(n: usize) -> Self {
+        Vec3Columns(std::array::from_fn(|_| {
+            std::array::from_fn(|_| Vec::with_capacity(n))
+        }))
+    }
+
+    /// Appends one row: a vector per column.
+    #[inline]
+    fn push(&mut self, row: [Vec3; N]) {
+        for (col, v) in self.0.iter_mut().zip(row) {
+            col[0].push(v.x);
+            col[1].push(v.y);
+            col[2].push(v.z);
+        }
+    }
+
+    /// Adds the columns to `frame`, named and described by `fields`.
+    fn add_to(self, frame: &mut Frame, fields: &[([&str; 3], &str, &str); N]) {
+        for ((names, unit, doc), parts) in fields.iter().zip(self.0) {
+            for (name, part) in names.iter().zip(parts) {
+                frame.add(Field::new(*name, *unit, *doc), Column::F64(part));
+            }
+        }
+    }
+}
+
+/// The `step` and `time` columns every table opens with, for `n` rows.
+fn step_and_time(snap: &Snapshot<'_>, n: usize) -> Frame {
+    Frame::new()
+        .push(
+            "step",
+            "-",
+            "cycle number",
+            Column::U64(vec![snap.step(); n]),
+        )
+        .push(
+            "time",
+            "s",
+            "simulated time",
+            Column::F64(vec![snap.time(); n]),
+        )
+}
+
+/// The `kind` label of a contact between `end1` and `end2`.
+fn contact_kind(end1: PieceId, end2: PieceId) -> &'static str {
+    match (end1.is_facet(), end2.is_facet()) {
+        (false, false) => "ball-ball",
+        (false, true) => "ball-facet",
+        (true, false) => "facet-ball",
+        (true, true) => "facet-facet",
+    }
+}
+
+/// The `kind` label of a body.
+fn body_kind(kind: BodyKind) -> &'static str {
+    match kind {
+        BodyKind::Ball => "ball",
+    }
+}
+
 impl Recorder {
     /// Plans the state columns: a slot name shared by several models with
     /// the same unit becomes one column; otherwise the column is prefixed
     /// with the model name.
-    pub fn new(sim: &Simulation) -> Recorder {
+    pub fn new(snap: &Snapshot<'_>) -> Recorder {
         let mut cols: Vec<StateColumn> = Vec::new();
-        let n_models = sim.models.len();
-        for (mi, m) in sim.models.iter().enumerate() {
-            for (si, slot) in m.entry.descriptor.state.iter().enumerate() {
-                let name = slot.name.to_string();
-                let unit = slot.unit.to_string();
-                let existing = cols.iter_mut().find(|c| c.name == name);
-                match existing {
-                    Some(c) if c.unit == unit => c.slot_of_model[mi] = Some(si),
-                    Some(_) => {
-                        let mut slot_of_model = vec![None; n_models];
-                        slot_of_model[mi] = Some(si);
-                        cols.push(StateColumn {
-                            name: format!("{}_{}", m.name, name),
-                            unit,
-                            doc: slot.doc.to_string(),
-                            slot_of_model,
-                        });
+        let n_models = snap.models().len();
+        for (mi, m) in snap.models().enumerate() {
+            for (si, slot) in m.state_slots().enumerate() {
+                let existing = cols.iter_mut().find(|c| c.name == slot.name);
+                let name = match existing {
+                    Some(c) if c.unit == slot.unit => {
+                        c.slot_of_model[mi] = Some(si);
+                        continue;
                     }
-                    None => {
-                        let mut slot_of_model = vec![None; n_models];
-                        slot_of_model[mi] = Some(si);
-                        cols.push(StateColumn {
-                            name,
-                            unit,
-                            doc: slot.doc.to_string(),
-                            slot_of_model,
-                        });
-                    }
-                }
+                    Some(_) => format!("{}_{}", m.name(), slot.name),
+                    None => slot.name.to_string(),
+                };
+                let mut slot_of_model = vec![None; n_models];
+                slot_of_model[mi] = Some(si);
+                cols.push(StateColumn {
+                    name,
+                    unit: slot.unit.to_string(),
+                    doc: slot.doc.to_string(),
+                    slot_of_model,
+                });
             }
         }
         Recorder {
@@ -63,8 +192,8 @@ impl Recorder {
     }
 
     /// One row per contact.
-    pub fn contacts(&self, sim: &Simulation) -> Frame {
-        let n = sim.n_contacts();
+    pub fn contacts(&self, snap: &Snapshot<'_>) -> Frame {
+        let n = snap.n_contacts();
         let mut id = Vec::with_capacity(n);
         let mut kind = Vec::with_capacity(n);
         let mut end1 = Vec::with_capacity(n);
@@ -77,81 +206,33 @@ impl Recorder {
         let mut linked_to = Vec::with_capacity(n);
         let mut proximity = Vec::with_capacity(n);
         let mut gap = Vec::with_capacity(n);
-        let mut vecs: Vec<Vec<f64>> = (0..24).map(|_| Vec::with_capacity(n)).collect();
+        let mut scalars: [Vec<f64>; 24] = std::array::from_fn(|_| Vec::with_capacity(n));
         let mut state: Vec<Vec<Option<f64>>> = (0..self.state_columns.len())
             .map(|_| Vec::with_capacity(n))
             .collect();
-        for (mi, m) in sim.models.iter().enumerate() {
-            let st = &m.store;
-            for k in 0..st.len() {
-                let p = &st.plane[k];
-                let o = &st.output[k];
-                id.push(st.id[k]);
-                end1.push(st.end1[k].index() as u64 + 1);
-                let b = st.end2[k];
-                if b.is_facet() {
-                    let (w, f) = sim.facet_owner[b.index()];
-                    kind.push("ball-facet".to_string());
-                    end2.push(f as u64);
-                    body2.push(sim.walls()[w as usize].id);
-                    facet.push(f as i64);
-                    region.push(Region::from_code(p.region).name().to_string());
-                } else {
-                    kind.push("ball-ball".to_string());
-                    end2.push(b.index() as u64 + 1);
-                    body2.push(b.index() as u64 + 1);
-                    facet.push(-1);
-                    region.push(String::new());
-                }
-                model.push(m.name.clone());
-                active.push(o.status == talus_sdk::STATUS_ACTIVE);
-                let (linked, pc) = sim.wall_links(mi, k);
-                let or_none = |id: u64| if id == 0 { -1 } else { id as i64 };
-                linked_to.push(or_none(linked));
-                proximity.push(or_none(pc));
-                gap.push(p.gap);
-                let fg = sim.contact_force(mi, k);
-                let mg = sim.contact_moment(mi, k);
-                let values = [
-                    p.xc.x,
-                    p.xc.y,
-                    p.xc.z,
-                    p.n.x,
-                    p.n.y,
-                    p.n.z,
-                    p.s.x,
-                    p.s.y,
-                    p.s.z,
-                    p.t.x,
-                    p.t.y,
-                    p.t.z,
-                    o.force[0],
-                    o.force[1],
-                    o.force[2],
-                    fg.x,
-                    fg.y,
-                    fg.z,
-                    o.moment[0],
-                    o.moment[1],
-                    o.moment[2],
-                    mg.x,
-                    mg.y,
-                    mg.z,
-                ];
-                for (col, v) in vecs.iter_mut().zip(values) {
-                    col.push(v);
-                }
-                let block = st.state_of(k);
-                for (c, sc) in state.iter_mut().zip(&self.state_columns) {
-                    c.push(sc.slot_of_model[mi].map(|s| block[s]));
-                }
+        let or_minus_one = |id: Option<u64>| id.map_or(-1, |id| id as i64);
+        for c in snap.contacts() {
+            id.push(c.id);
+            kind.push(contact_kind(c.end1, c.end2).to_string());
+            end1.push(c.end1.body());
+            // A facet end is named by its index in its wall.
+            end2.push(c.end2.facet().map_or(c.end2.body(), u64::from));
+            body2.push(c.end2.body());
+            facet.push(c.end2.facet().map_or(-1, i64::from));
+            region.push(c.region.map_or("", |r| r.name()).to_string());
+            model.push(c.model_name.to_string());
+            active.push(c.active);
+            linked_to.push(or_minus_one(c.linked_to));
+            proximity.push(or_minus_one(c.proximity));
+            gap.push(c.gap);
+            for (col, v) in scalars.iter_mut().zip(contact_values(&c)) {
+                col.push(v);
+            }
+            for (col, sc) in state.iter_mut().zip(&self.state_columns) {
+                col.push(sc.slot_of_model[c.model].map(|s| c.state[s]));
             }
         }
-        let step = vec![sim.step; n];
-        let time = vec![sim.time; n];
-        let mut f = Frame::new()
-            .push("step", "-", "cycle number", Column::U64(step))
-            .push("time", "s", "simulated time", Column::F64(time))
+        let mut f = step_and_time(snap, n)
             .push(
                 "id",
                 "-",
@@ -209,33 +290,7 @@ impl Recorder {
                 "contact gap, negative is overlap",
                 Column::F64(gap),
             );
-        let names = [
-            ("xc_x", "m", "contact location"),
-            ("xc_y", "m", "contact location"),
-            ("xc_z", "m", "contact location"),
-            ("n_x", "-", "unit normal, end1 to end2"),
-            ("n_y", "-", "unit normal, end1 to end2"),
-            ("n_z", "-", "unit normal, end1 to end2"),
-            ("s_x", "-", "contact-plane axis s"),
-            ("s_y", "-", "contact-plane axis s"),
-            ("s_z", "-", "contact-plane axis s"),
-            ("t_x", "-", "contact-plane axis t"),
-            ("t_y", "-", "contact-plane axis t"),
-            ("t_z", "-", "contact-plane axis t"),
-            ("f_n", "N", "normal force on end2, > 0 compressive"),
-            ("f_s", "N", "shear force on end2 along s"),
-            ("f_t", "N", "shear force on end2 along t"),
-            ("fx", "N", "global force on end2"),
-            ("fy", "N", "global force on end2"),
-            ("fz", "N", "global force on end2"),
-            ("m_t", "N m", "twisting moment on end2 about n"),
-            ("m_bs", "N m", "bending moment on end2 about s"),
-            ("m_bt", "N m", "bending moment on end2 about t"),
-            ("mx", "N m", "global moment on end2"),
-            ("my", "N m", "global moment on end2"),
-            ("mz", "N m", "global moment on end2"),
-        ];
-        for ((name, unit, doc), col) in names.into_iter().zip(vecs) {
+        for ((name, unit, doc), col) in CONTACT_SCALARS.into_iter().zip(scalars) {
             f = f.push(name, unit, doc, Column::F64(col));
         }
         let all_models = |sc: &StateColumn| sc.slot_of_model.iter().all(Option::is_some);
@@ -250,146 +305,56 @@ impl Recorder {
         f
     }
 
-    /// One row per ball.
-    pub fn bodies(&self, sim: &Simulation) -> Frame {
-        let b = sim.balls();
-        let n = b.len();
-        let names = sim.group_names();
-        let scalar = |f: &dyn Fn(usize) -> f64| Column::F64((0..n).map(f).collect());
-        let mut frame = Frame::new()
-            .push("step", "-", "cycle number", Column::U64(vec![sim.step; n]))
-            .push(
-                "time",
-                "s",
-                "simulated time",
-                Column::F64(vec![sim.time; n]),
-            )
-            .push("id", "-", "ball id", Column::U64((1..=n as u64).collect()))
-            .push(
-                "kind",
-                "",
-                "body kind",
-                Column::Str(vec!["ball".to_string(); n]),
-            )
-            .push(
-                "group",
-                "",
-                "group name",
-                Column::Str((0..n).map(|i| names[b.group[i] as usize].clone()).collect()),
-            )
-            .push("radius", "m", "radius", scalar(&|i| b.radius[i]))
-            .push("mass", "kg", "mass", scalar(&|i| b.mass[i]));
-        push_vec3(&mut frame, ["x", "y", "z"], "m", "centre", &b.pos);
-        push_vec3(
-            &mut frame,
-            ["vx", "vy", "vz"],
-            "m/s",
-            "velocity (half step)",
-            &b.vel,
-        );
-        push_vec3(
-            &mut frame,
-            ["wx", "wy", "wz"],
-            "rad/s",
-            "angular velocity (half step)",
-            &b.spin,
-        );
-        push_vec3(
-            &mut frame,
-            ["fx", "fy", "fz"],
-            "N",
-            "resultant contact force",
-            &b.force,
-        );
-        push_vec3(
-            &mut frame,
-            ["mx", "my", "mz"],
-            "N m",
-            "resultant contact moment",
-            &b.moment,
-        );
+    /// One row per body.
+    pub fn bodies(&self, snap: &Snapshot<'_>) -> Frame {
+        let n = snap.n_bodies();
+        let mut id = Vec::with_capacity(n);
+        let mut kind = Vec::with_capacity(n);
+        let mut group = Vec::with_capacity(n);
+        let mut radius = Vec::with_capacity(n);
+        let mut mass = Vec::with_capacity(n);
+        let mut vectors = Vec3Columns::with_capacity(n);
+        for b in snap.bodies() {
+            id.push(b.id);
+            kind.push(body_kind(b.kind).to_string());
+            group.push(b.group.to_string());
+            radius.push(b.radius);
+            mass.push(b.mass);
+            vectors.push([b.pos, b.vel, b.spin, b.force, b.moment]);
+        }
+        let mut frame = step_and_time(snap, n)
+            .push("id", "-", "ball id", Column::U64(id))
+            .push("kind", "", "body kind", Column::Str(kind))
+            .push("group", "", "group name", Column::Str(group))
+            .push("radius", "m", "radius", Column::F64(radius))
+            .push("mass", "kg", "mass", Column::F64(mass));
+        vectors.add_to(&mut frame, &BODY_VECTORS);
         frame
     }
 
     /// One row per wall.
-    pub fn walls(&self, sim: &Simulation) -> Frame {
-        let w = sim.walls();
-        let n = w.len();
-        let vectors =
-            |f: &dyn Fn(&talus_core::Wall) -> Vec3| -> Vec<Vec3> { w.iter().map(f).collect() };
-        let mut frame = Frame::new()
-            .push("step", "-", "cycle number", Column::U64(vec![sim.step; n]))
-            .push(
-                "time",
-                "s",
-                "simulated time",
-                Column::F64(vec![sim.time; n]),
-            )
-            .push(
-                "id",
-                "-",
-                "wall id",
-                Column::U64(w.iter().map(|w| w.id).collect()),
-            )
-            .push(
-                "name",
-                "",
-                "wall name",
-                Column::Str(w.iter().map(|w| w.name.clone()).collect()),
-            );
-        let table: [([&str; 3], &str, &str, Vec<Vec3>); 5] = [
-            (
-                ["cx", "cy", "cz"],
-                "m",
-                "reference point (centre of rotation)",
-                vectors(&|w| w.centre),
-            ),
-            (
-                ["vx", "vy", "vz"],
-                "m/s",
-                "translational velocity",
-                vectors(&|w| w.motion.velocity),
-            ),
-            (
-                ["wx", "wy", "wz"],
-                "rad/s",
-                "angular velocity",
-                vectors(&|w| w.motion.spin),
-            ),
-            (
-                ["fx", "fy", "fz"],
-                "N",
-                "total contact force on the wall",
-                vectors(&|w| w.force),
-            ),
-            (
-                ["mx", "my", "mz"],
-                "N m",
-                "total moment about the reference point",
-                vectors(&|w| w.moment),
-            ),
-        ];
-        for (names, unit, doc, values) in &table {
-            push_vec3(&mut frame, *names, unit, doc, values);
+    pub fn walls(&self, snap: &Snapshot<'_>) -> Frame {
+        let n = snap.n_walls();
+        let mut id = Vec::with_capacity(n);
+        let mut name = Vec::with_capacity(n);
+        let mut vectors = Vec3Columns::with_capacity(n);
+        for w in snap.walls() {
+            id.push(w.id);
+            name.push(w.name.to_string());
+            vectors.push([w.centre, w.velocity, w.spin, w.force, w.moment]);
         }
+        let mut frame = step_and_time(snap, n)
+            .push("id", "-", "wall id", Column::U64(id))
+            .push("name", "", "wall name", Column::Str(name));
+        vectors.add_to(&mut frame, &WALL_VECTORS);
         frame
-    }
-}
-
-/// Appends the three components of a vector column as `names[0..3]`.
-fn push_vec3(frame: &mut Frame, names: [&str; 3], unit: &str, doc: &str, values: &[Vec3]) {
-    for (k, name) in names.into_iter().enumerate() {
-        frame.add(
-            talus_output::Field::new(name, unit, doc),
-            Column::F64(values.iter().map(|v| v[k]).collect()),
-        );
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use talus_core::{BallInit, Settings, Timestep, Wall};
+    use talus_core::{BallInit, Settings, Simulation, Timestep, Wall};
 
     /// The column names and units that docs/output.md lists for `table`,
     /// in order (`None` for the unit of model-state columns, which come
@@ -471,9 +436,10 @@ mod tests {
 
     #[test]
     fn docs_list_the_columns_a_run_writes() {
-        let sim = small_run();
-        let rec = Recorder::new(&sim);
-        let contacts = rec.contacts(&sim);
+        let mut sim = small_run();
+        let snap = sim.snapshot();
+        let rec = Recorder::new(&snap);
+        let contacts = rec.contacts(&snap);
         assert_eq!(
             contacts.n_rows(),
             3,
@@ -481,8 +447,8 @@ mod tests {
         );
         for (table, frame) in [
             ("contacts", contacts),
-            ("bodies", rec.bodies(&sim)),
-            ("walls", rec.walls(&sim)),
+            ("bodies", rec.bodies(&snap)),
+            ("walls", rec.walls(&snap)),
         ] {
             let written: Vec<(String, String)> = frame
                 .fields

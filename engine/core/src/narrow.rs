@@ -29,7 +29,7 @@ impl Simulation {
     /// that the cycle skipped up to date, for output. Frames of open
     /// contacts of overlap-only models are not maintained (see
     /// `docs/physics.md`).
-    pub fn refresh_open_contacts(&mut self) {
+    pub(crate) fn refresh_open_contacts(&mut self) {
         let balls = BallsRef::of(&self.world);
         let (pos, radius) = (&*balls.pos, &*balls.radius);
         let walls = &*walls(&self.world);

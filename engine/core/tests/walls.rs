@@ -21,32 +21,27 @@ struct FacetContact {
     proximity: u64,
 }
 
-fn facet_contacts(sim: &Simulation) -> Vec<FacetContact> {
-    let mut out = Vec::new();
-    for (mi, m) in sim.models.iter().enumerate() {
-        let st = &m.store;
-        for k in 0..st.len() {
-            let b = st.end2[k];
-            if b.is_ball() {
-                continue;
-            }
-            let (linked_to, proximity) = sim.wall_links(mi, k);
-            out.push(FacetContact {
-                facet: sim.facet_owner[b.index()].1,
-                id: st.id[k],
-                active: st.output[k].status == talus_sdk::STATUS_ACTIVE,
-                gap: st.plane[k].gap,
-                n: st.plane[k].n,
-                linked_to,
-                proximity,
-            });
-        }
-    }
+fn facet_contacts(sim: &mut Simulation) -> Vec<FacetContact> {
+    let mut out: Vec<FacetContact> = sim
+        .snapshot()
+        .contacts()
+        .filter_map(|c| {
+            Some(FacetContact {
+                facet: c.end2.facet()?,
+                id: c.id,
+                active: c.active,
+                gap: c.gap,
+                n: c.n,
+                linked_to: c.linked_to.unwrap_or(0),
+                proximity: c.proximity.unwrap_or(0),
+            })
+        })
+        .collect();
     out.sort_by_key(|c| c.facet);
     out
 }
 
-fn active(sim: &Simulation) -> Vec<FacetContact> {
+fn active(sim: &mut Simulation) -> Vec<FacetContact> {
     facet_contacts(sim)
         .into_iter()
         .filter(|c| c.active)
@@ -257,7 +252,7 @@ fn fig5_ball_rolling_over_a_convex_edge_has_one_contact_and_a_smooth_normal() {
         let mut on_edge = 0;
         while sim.balls().pos[0].x < 3.0 * RADIUS && sim.step < 200_000 {
             sim.cycle().unwrap();
-            let contacts = facet_contacts(&sim);
+            let contacts = facet_contacts(&mut sim);
             let touching = contacts.iter().filter(|c| c.gap < 0.0).count();
             let act: Vec<_> = contacts.iter().filter(|c| c.active).collect();
             if touching == 0 {
@@ -326,8 +321,8 @@ fn fig6_concave_edge_gives_two_contacts_reduced_and_one_proximity_contact_full()
     let overlaps: Vec<f64> = faces.iter().map(|nf| RADIUS - nf.dot(pos)).collect();
     assert!(overlaps.iter().all(|&u| u > 0.0));
 
-    let reduced = pressed(&mesh, pos, Resolution::Reduced, 45.0);
-    let act = active(&reduced);
+    let mut reduced = pressed(&mesh, pos, Resolution::Reduced, 45.0);
+    let act = active(&mut reduced);
     assert_eq!(act.len(), 2, "reduced: both faces carry force");
     let f_expected: Vec3 = faces
         .iter()
@@ -337,8 +332,8 @@ fn fig6_concave_edge_gives_two_contacts_reduced_and_one_proximity_contact_full()
     assert!((reduced.balls().force[0] - f_expected).length() < 1e-9 * f_expected.length());
 
     // Cutoff above the 30 degree edge angle: one proximity contact.
-    let full = pressed(&mesh, pos, Resolution::Full, 45.0);
-    let act = active(&full);
+    let mut full = pressed(&mesh, pos, Resolution::Full, 45.0);
+    let act = active(&mut full);
     assert_eq!(act.len(), 1, "full: one proximity contact carries force");
     let weighted: Vec3 = faces.iter().zip(&overlaps).map(|(nf, u)| -*nf * *u).sum();
     let n_pc = weighted.normalize();
@@ -351,7 +346,7 @@ fn fig6_concave_edge_gives_two_contacts_reduced_and_one_proximity_contact_full()
     assert!(rel(-act[0].gap, u_mean) < 1e-9);
     let f = full.balls().force[0];
     assert!((f - (-n_pc * KN * u_mean)).length() < 1e-9 * KN * u_mean);
-    let all = facet_contacts(&full);
+    let all = facet_contacts(&mut full);
     assert!(all
         .iter()
         .all(|c| c.proximity != 0 && c.proximity == all[0].proximity));
@@ -359,9 +354,9 @@ fn fig6_concave_edge_gives_two_contacts_reduced_and_one_proximity_contact_full()
     assert_eq!(follower.linked_to, act[0].id);
 
     // Cutoff below the edge angle: no merging, two contacts as in reduced.
-    let narrow = pressed(&mesh, pos, Resolution::Full, 20.0);
-    assert_eq!(active(&narrow).len(), 2);
-    assert!(facet_contacts(&narrow).iter().all(|c| c.proximity == 0));
+    let mut narrow = pressed(&mesh, pos, Resolution::Full, 20.0);
+    assert_eq!(active(&mut narrow).len(), 2);
+    assert!(facet_contacts(&mut narrow).iter().all(|c| c.proximity == 0));
 }
 
 // ---------------------------------------------------------------- fig. 8
@@ -403,23 +398,23 @@ fn fig8_sliver_and_stacked_facets_need_the_segment_check() {
     let (w, height) = (0.02 * RADIUS, 4.0 * RADIUS);
     let mesh = wedge(w, height);
     let pos = Vec3::new(w + 0.95 * RADIUS, 0.3 * RADIUS, 0.5 * height);
-    let reduced = pressed(&mesh, pos, Resolution::Reduced, 10.0);
-    let act = active(&reduced);
+    let mut reduced = pressed(&mesh, pos, Resolution::Reduced, 10.0);
+    let act = active(&mut reduced);
     assert_eq!(act.len(), 2, "8a reduced: one contact per flank");
     assert!(act.iter().any(|c| c.facet < 2) && act.iter().any(|c| c.facet >= 2));
-    let full = pressed(&mesh, pos, Resolution::Full, 10.0);
-    let act = active(&full);
+    let mut full = pressed(&mesh, pos, Resolution::Full, 10.0);
+    let act = active(&mut full);
     assert_eq!(act.len(), 1, "8a full: only the near flank");
     assert!(act[0].facet < 2);
 
     let mesh = sheets(0.002 * RADIUS);
     let pos = Vec3::new(0.1 * RADIUS, 0.2 * RADIUS, 0.99 * RADIUS);
     assert_eq!(
-        active(&pressed(&mesh, pos, Resolution::Reduced, 10.0)).len(),
+        active(&mut pressed(&mesh, pos, Resolution::Reduced, 10.0)).len(),
         3
     );
-    let full = pressed(&mesh, pos, Resolution::Full, 10.0);
-    let act = active(&full);
+    let mut full = pressed(&mesh, pos, Resolution::Full, 10.0);
+    let act = active(&mut full);
     assert_eq!(act.len(), 1, "8b full: one contact");
     assert_eq!(act[0].facet, 0, "the largest overlap (top sheet) stays");
     // Force: one sheet's worth.
@@ -765,7 +760,7 @@ fn each_state_slot_follows_its_own_rule_when_the_load_crosses_a_facet() {
     let mut carrier = Vec::new();
     for _ in 0..steps {
         sim.cycle().unwrap();
-        let on = active(&sim);
+        let on = active(&mut sim);
         assert_eq!(on.len(), 1, "one carrier at a time");
         carried += 1.0;
         carrier.push(on[0].id);

@@ -68,7 +68,7 @@ pub struct Simulation {
     /// them with [`Simulation::balls`] and [`Simulation::walls`].
     pub(crate) world: hecs::World,
     /// Global facet index -> (wall, facet).
-    pub facet_owner: Vec<(u32, u32)>,
+    pub(crate) facet_owner: Vec<(u32, u32)>,
     /// Contact models in use.
     pub models: Vec<ModelRuntime>,
     pub(crate) groups: Vec<String>,
@@ -301,31 +301,6 @@ impl Simulation {
             .iter()
             .map(|m| m.store.carry.iter().filter(|&&c| c == CARRY_FORCE).count())
             .sum()
-    }
-
-    /// For a ball-facet contact in `slot` of model `m`: the id of the
-    /// contact that carries its load in its place (0 if none) and the id
-    /// of the proximity contact it belongs to (0 if none), as decided by
-    /// the wall logic of the last step.
-    pub fn wall_links(&self, m: usize, slot: usize) -> (u64, u64) {
-        self.wall_info
-            .get(&(m as u16, slot as u32))
-            .copied()
-            .unwrap_or((0, 0))
-    }
-
-    /// Global force on end2 of the contact in `slot` of model `m` (N).
-    pub fn contact_force(&self, m: usize, slot: usize) -> Vec3 {
-        let st = &self.models[m].store;
-        let (p, o) = (&st.plane[slot], &st.output[slot]);
-        p.n * o.force[0] + p.s * o.force[1] + p.t * o.force[2]
-    }
-
-    /// Global moment on end2 of the contact in `slot` of model `m` (N m).
-    pub fn contact_moment(&self, m: usize, slot: usize) -> Vec3 {
-        let st = &self.models[m].store;
-        let (p, o) = (&st.plane[slot], &st.output[slot]);
-        p.n * o.moment[0] + p.s * o.moment[1] + p.t * o.moment[2]
     }
 }
 

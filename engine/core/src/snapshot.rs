@@ -1,0 +1,452 @@
+//! A read-only view of a simulation between cycles, for output: rows of
+//! contacts, bodies and walls with public ids, plus the step, the time and
+//! the model state slots each model declares.
+//!
+//! Reads: the bodies, the contact stores, the wall logic's links and the
+//! facet owners. Writes: nothing but the contact planes of open contacts
+//! the cycle skipped, which [`Simulation::snapshot`] brings up to date
+//! before handing rows out.
+//! Invariant: rows name bodies by their public ids, made here from the
+//! dense indices: a ball's id is its index + 1, a wall's id its index + 1,
+//! and a facet is its wall's id with its index (from 0) in that wall's
+//! triangle list; code outside the core never sees how a contact stores
+//! its ends. A snapshot borrows the simulation, so no cycle runs while one
+//! is alive.
+
+use crate::body::{BallsRef, Col, WallBody};
+use crate::geometry::Region;
+use crate::math::Vec3;
+use crate::sim::{ModelRuntime, Simulation};
+use talus_sdk::STATUS_ACTIVE;
+
+/// One end of a contact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PieceId {
+    /// The ball of id `id`.
+    Ball {
+        /// Ball id (from 1, in creation order).
+        id: u64,
+    },
+    /// Facet `index` of the wall of id `wall`.
+    Facet {
+        /// Wall id (from 1, in the order walls were added).
+        wall: u64,
+        /// Facet index in the wall's triangle list (from 0).
+        index: u32,
+    },
+}
+
+impl PieceId {
+    /// The id of the body the piece belongs to: the ball's id, or the
+    /// facet's wall id.
+    #[inline]
+    pub fn body(self) -> u64 {
+        match self {
+            PieceId::Ball { id } => id,
+            PieceId::Facet { wall, .. } => wall,
+        }
+    }
+
+    /// The facet index in its wall, `None` for a ball.
+    #[inline]
+    pub fn facet(self) -> Option<u32> {
+        match self {
+            PieceId::Ball { .. } => None,
+            PieceId::Facet { index, .. } => Some(index),
+        }
+    }
+
+    /// Whether the piece is a wall facet.
+    #[inline]
+    pub fn is_facet(self) -> bool {
+        matches!(self, PieceId::Facet { .. })
+    }
+}
+
+/// One contact as it stands after the last cycle.
+#[derive(Clone, Copy, Debug)]
+pub struct ContactRow<'a> {
+    /// Contact id, stable for the contact's life and never reused.
+    pub id: u64,
+    /// End1 (always a ball).
+    pub end1: PieceId,
+    /// End2: a ball or a facet.
+    pub end2: PieceId,
+    /// Index of the contact's model (see [`Snapshot::models`]).
+    pub model: usize,
+    /// Name of the contact's model.
+    pub model_name: &'a str,
+    /// Whether the contact carries force this step.
+    pub active: bool,
+    /// Ball-facet contacts: the id of the contact that carries this one's
+    /// load in its place, as the last wall logic decided.
+    pub linked_to: Option<u64>,
+    /// Ball-facet contacts: the id of the proximity contact this one
+    /// belongs to.
+    pub proximity: Option<u64>,
+    /// Ball-facet contacts: where on the facet the wall contact point lies.
+    pub region: Option<Region>,
+    /// Gap (m); negative is overlap.
+    pub gap: f64,
+    /// Contact location (m).
+    pub xc: Vec3,
+    /// Unit normal, from end1 to end2.
+    pub n: Vec3,
+    /// Contact-plane axis s.
+    pub s: Vec3,
+    /// Contact-plane axis t (`n = s x t`).
+    pub t: Vec3,
+    /// Force on end2 in the contact frame (n, s, t) (N); the normal part
+    /// is positive when compressive.
+    pub force_local: [f64; 3],
+    /// The same force in global axes (N).
+    pub force: Vec3,
+    /// Moment on end2 in the contact frame: twist about n, bend about s
+    /// and t (N m).
+    pub moment_local: [f64; 3],
+    /// The same moment in global axes (N m).
+    pub moment: Vec3,
+    /// The model's state slots, in the order the model declares them
+    /// (see [`ModelInfo::state_slots`]).
+    pub state: &'a [f64],
+}
+
+/// The kind of a body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BodyKind {
+    /// A ball.
+    Ball,
+}
+
+/// One body as it stands after the last cycle.
+#[derive(Clone, Copy, Debug)]
+pub struct BodyRow<'a> {
+    /// Body id (a ball's: from 1, in creation order).
+    pub id: u64,
+    /// The body's kind.
+    pub kind: BodyKind,
+    /// Name of the body's group.
+    pub group: &'a str,
+    /// Radius (m).
+    pub radius: f64,
+    /// Mass (kg).
+    pub mass: f64,
+    /// Centre (m).
+    pub pos: Vec3,
+    /// Velocity at the last half step (m/s).
+    pub vel: Vec3,
+    /// Angular velocity at the last half step (rad/s).
+    pub spin: Vec3,
+    /// Resultant contact force of the last cycle (N).
+    pub force: Vec3,
+    /// Resultant contact moment about the centre of the last cycle (N m).
+    pub moment: Vec3,
+}
+
+/// One wall as it stands after the last cycle.
+#[derive(Clone, Copy, Debug)]
+pub struct WallRow<'a> {
+    /// Wall id (from 1, in the order walls were added).
+    pub id: u64,
+    /// Wall name.
+    pub name: &'a str,
+    /// Reference point, the centre of rotation (m).
+    pub centre: Vec3,
+    /// Velocity of the reference point (m/s).
+    pub velocity: Vec3,
+    /// Angular velocity (rad/s).
+    pub spin: Vec3,
+    /// Total contact force on the wall (N).
+    pub force: Vec3,
+    /// Total contact moment about the reference point (N m).
+    pub moment: Vec3,
+}
+
+/// A state slot a model declares: one value per contact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StateSlot<'a> {
+    /// Slot name (snake case).
+    pub name: &'a str,
+    /// SI unit.
+    pub unit: &'a str,
+    /// One-line description.
+    pub doc: &'a str,
+}
+
+/// A contact model in use.
+#[derive(Clone, Copy)]
+pub struct ModelInfo<'a> {
+    model: &'a ModelRuntime,
+}
+
+impl<'a> ModelInfo<'a> {
+    /// The model's name.
+    pub fn name(&self) -> &'a str {
+        &self.model.name
+    }
+
+    /// The state slots the model declares, in the order of
+    /// [`ContactRow::state`].
+    pub fn state_slots(&self) -> impl ExactSizeIterator<Item = StateSlot<'a>> + 'a {
+        self.model.entry.descriptor.state.iter().map(|s| StateSlot {
+            name: s.name.as_str(),
+            unit: s.unit.as_str(),
+            doc: s.doc.as_str(),
+        })
+    }
+}
+
+/// A read-only view of a simulation between cycles (see the module
+/// header); made by [`Simulation::snapshot`].
+pub struct Snapshot<'a> {
+    sim: &'a Simulation,
+    balls: BallsRef<'a>,
+    walls: Col<'a, WallBody>,
+}
+
+impl Simulation {
+    /// A read-only view of the simulation for output. It first brings the
+    /// planes of the open contacts the last cycle skipped up to date
+    /// (their location, normal, gap and facet region, from the current
+    /// positions), so every contact row describes the current geometry.
+    ///
+    /// # Panics
+    /// While a [`crate::BallsMut`] of this simulation is alive.
+    pub fn snapshot(&mut self) -> Snapshot<'_> {
+        self.refresh_open_contacts();
+        let sim = &*self;
+        Snapshot {
+            sim,
+            balls: sim.balls(),
+            walls: sim.walls(),
+        }
+    }
+}
+
+impl<'a> Snapshot<'a> {
+    /// Cycles done.
+    pub fn step(&self) -> u64 {
+        self.sim.step
+    }
+
+    /// Simulated time (s).
+    pub fn time(&self) -> f64 {
+        self.sim.time
+    }
+
+    /// The contact models in use, by index (the [`ContactRow::model`] of
+    /// their contacts).
+    pub fn models(&self) -> impl ExactSizeIterator<Item = ModelInfo<'a>> + 'a {
+        self.sim.models.iter().map(|model| ModelInfo { model })
+    }
+
+    /// Number of contacts.
+    pub fn n_contacts(&self) -> usize {
+        self.sim.n_contacts()
+    }
+
+    /// Every contact, model by model, each model's in store order.
+    pub fn contacts(&self) -> impl Iterator<Item = ContactRow<'_>> + '_ {
+        let sim = self.sim;
+        let walls = &*self.walls;
+        sim.models.iter().enumerate().flat_map(move |(mi, m)| {
+            let st = &m.store;
+            (0..st.len()).map(move |k| {
+                let (p, o) = (&st.plane[k], &st.output[k]);
+                let b = st.end2[k];
+                let (end2, region, links) = if b.is_facet() {
+                    let (w, f) = sim.facet_owner[b.index()];
+                    let links = sim
+                        .wall_info
+                        .get(&(mi as u16, k as u32))
+                        .copied()
+                        .unwrap_or((0, 0));
+                    let end2 = PieceId::Facet {
+                        wall: walls[w as usize].id,
+                        index: f,
+                    };
+                    (end2, Some(Region::from_code(p.region)), links)
+                } else {
+                    (
+                        PieceId::Ball {
+                            id: ball_id(b.index()),
+                        },
+                        None,
+                        (0, 0),
+                    )
+                };
+                let id_or_none = |id: u64| (id != 0).then_some(id);
+                let global = |v: [f64; 3]| p.n * v[0] + p.s * v[1] + p.t * v[2];
+                ContactRow {
+                    id: st.id[k],
+                    end1: PieceId::Ball {
+                        id: ball_id(st.end1[k].index()),
+                    },
+                    end2,
+                    model: mi,
+                    model_name: &m.name,
+                    active: o.status == STATUS_ACTIVE,
+                    linked_to: id_or_none(links.0),
+                    proximity: id_or_none(links.1),
+                    region,
+                    gap: p.gap,
+                    xc: p.xc,
+                    n: p.n,
+                    s: p.s,
+                    t: p.t,
+                    force_local: o.force,
+                    force: global(o.force),
+                    moment_local: o.moment,
+                    moment: global(o.moment),
+                    state: st.state_of(k),
+                }
+            })
+        })
+    }
+
+    /// Number of bodies.
+    pub fn n_bodies(&self) -> usize {
+        self.balls.len()
+    }
+
+    /// Every body, balls in index order.
+    pub fn bodies(&self) -> impl ExactSizeIterator<Item = BodyRow<'_>> + '_ {
+        let b = &self.balls;
+        let groups = self.sim.group_names();
+        let (group, radius, mass) = (&*b.group, &*b.radius, &*b.mass);
+        let (pos, vel, spin) = (&*b.pos, &*b.vel, &*b.spin);
+        let (force, moment) = (&*b.force, &*b.moment);
+        (0..b.len()).map(move |i| BodyRow {
+            id: ball_id(i),
+            kind: BodyKind::Ball,
+            group: &groups[group[i] as usize],
+            radius: radius[i],
+            mass: mass[i],
+            pos: pos[i],
+            vel: vel[i],
+            spin: spin[i],
+            force: force[i],
+            moment: moment[i],
+        })
+    }
+
+    /// Number of walls.
+    pub fn n_walls(&self) -> usize {
+        self.walls.len()
+    }
+
+    /// Every wall, in index order.
+    pub fn walls(&self) -> impl ExactSizeIterator<Item = WallRow<'_>> + '_ {
+        self.walls.iter().map(|w| WallRow {
+            id: w.id,
+            name: &w.name,
+            centre: w.centre,
+            velocity: w.motion.velocity,
+            spin: w.motion.spin,
+            force: w.force,
+            moment: w.moment,
+        })
+    }
+}
+
+/// Public id of the ball with index `index`.
+#[inline]
+fn ball_id(index: usize) -> u64 {
+    index as u64 + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::balls::BallInit;
+    use crate::geometry::Region;
+    use crate::math::Vec3;
+    use crate::snapshot::{BodyKind, PieceId};
+    use crate::{Settings, Simulation, Timestep, Wall};
+
+    /// Two touching balls resting on the second facet of the second of two
+    /// walls, with the linear model, after one cycle.
+    fn on_the_second_wall() -> Simulation {
+        let mut sim = Simulation::new(Settings {
+            gravity: Vec3::new(0.0, 0.0, -9.81),
+            timestep: Timestep::Fixed(1e-6),
+            cell_tolerance: None,
+        });
+        let (g, w) = (sim.group("grain"), sim.group("wall"));
+        let root = talus_plugin_linear::root_module();
+        let m = sim.add_model(talus_sdk::ModelEntry::from_abi((root.models())()[0]).unwrap());
+        let props = vec![1e5, 5e4, 0.5, 0.1, 0.1];
+        sim.assign(g, g, m, props.clone()).unwrap();
+        sim.assign(g, w, m, props).unwrap();
+        for x in [-0.3, -0.3 + 0.0019] {
+            sim.add_ball(BallInit {
+                pos: Vec3::new(x, 0.3, 0.00099),
+                radius: 1e-3,
+                density: 2500.0,
+                velocity: Vec3::ZERO,
+                spin: Vec3::ZERO,
+                group: g,
+                damping: 0.0,
+                fixity: Default::default(),
+            })
+            .unwrap();
+        }
+        let far = [[0.0, 0.0, -1.0], [1.0, 0.0, -1.0], [0.0, 1.0, -1.0]];
+        sim.add_wall(Wall::new("far", &far, &[[0, 1, 2]], None).unwrap(), w);
+        // Facet 1 holds the points with y > x.
+        let square = [
+            [-1.0, -1.0, 0.0],
+            [1.0, -1.0, 0.0],
+            [1.0, 1.0, 0.0],
+            [-1.0, 1.0, 0.0],
+        ];
+        let floor = Wall::new("floor", &square, &[[0, 1, 2], [0, 2, 3]], None).unwrap();
+        sim.add_wall(floor, w);
+        sim.cycle().unwrap();
+        sim
+    }
+
+    #[test]
+    fn rows_name_bodies_and_facets_by_their_public_ids() {
+        let mut sim = on_the_second_wall();
+        let snap = sim.snapshot();
+        assert_eq!((snap.step(), snap.time()), (1, 1e-6));
+        let all: Vec<_> = snap.contacts().collect();
+        assert_eq!(all.len(), snap.n_contacts());
+        // Facet 0's bounding sphere reaches the balls too: those contacts
+        // exist, open.
+        assert!(all
+            .iter()
+            .all(|c| c.active == (c.end2 != PieceId::Facet { wall: 2, index: 0 })));
+        let mut rows: Vec<_> = all.into_iter().filter(|c| c.active).collect();
+        rows.sort_by_key(|c| (c.end1.body(), c.end2.is_facet()));
+        let ends: Vec<_> = rows.iter().map(|c| (c.end1, c.end2)).collect();
+        let facet = PieceId::Facet { wall: 2, index: 1 };
+        assert_eq!(
+            ends,
+            [
+                (PieceId::Ball { id: 1 }, PieceId::Ball { id: 2 }),
+                (PieceId::Ball { id: 1 }, facet),
+                (PieceId::Ball { id: 2 }, facet),
+            ]
+        );
+        let slots = snap.models().next().unwrap().state_slots().len();
+        for c in &rows {
+            assert!(c.gap < 0.0, "contact {}", c.id);
+            assert_eq!(c.model_name, "linear");
+            assert_eq!(c.state.len(), slots);
+            assert_eq!((c.linked_to, c.proximity), (None, None));
+            let expected = c.end2.is_facet().then_some(Region::Face);
+            assert_eq!(c.region, expected);
+            let [f_n, f_s, f_t] = c.force_local;
+            assert_eq!(c.force, c.n * f_n + c.s * f_s + c.t * f_t);
+            assert!(f_n > 0.0, "compressive");
+        }
+        let bodies: Vec<_> = snap.bodies().map(|b| (b.id, b.kind, b.group)).collect();
+        assert_eq!(
+            bodies,
+            [(1, BodyKind::Ball, "grain"), (2, BodyKind::Ball, "grain")]
+        );
+        let walls: Vec<_> = snap.walls().map(|w| (w.id, w.name)).collect();
+        assert_eq!(walls, [(1, "far"), (2, "floor")]);
+    }
+}

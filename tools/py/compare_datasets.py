@@ -1,6 +1,6 @@
 """Compare two talus datasets column by column.
 
-    python3 tools/py/compare_datasets.py EXPECTED ACTUAL
+    python3 tools/py/compare_datasets.py [--tolerance REL] EXPECTED ACTUAL
 
 For each table folder in EXPECTED (contacts, bodies, walls), the rows of both
 datasets are put in the order of their key (step, then id) and every column
@@ -8,6 +8,11 @@ of EXPECTED must be present in ACTUAL with the same values: integers and
 strings equal, floats equal as numbers (NaN equal to NaN). Columns that only
 ACTUAL has are allowed (new output). Prints one line per difference and exits
 with status 1 if there is any.
+
+With --tolerance REL, two floats also count as equal when they differ by at
+most REL times the largest magnitude in that column of EXPECTED: for a change
+that only reorders floating-point sums (rows, ids, strings, flags and
+integers must still match exactly).
 """
 
 import sys
@@ -27,7 +32,7 @@ def table(root: Path, name: str) -> pl.DataFrame | None:
     return pl.concat([pl.read_parquet(p) for p in parts]).sort(KEYS)
 
 
-def compare(expected: Path, actual: Path) -> list[str]:
+def compare(expected: Path, actual: Path, tolerance: float = 0.0) -> list[str]:
     problems = []
     for name in ("contacts", "bodies", "walls"):
         want = table(expected, name)
@@ -49,6 +54,10 @@ def compare(expected: Path, actual: Path) -> list[str]:
                 x = a.cast(pl.Float64).to_numpy()
                 y = b.cast(pl.Float64).to_numpy()
                 same = np.equal(x, y) | (np.isnan(x) & np.isnan(y))
+                if tolerance > 0.0:
+                    finite = np.isfinite(x)
+                    scale = np.abs(x[finite]).max() if finite.any() else 0.0
+                    same |= np.abs(x - y) <= tolerance * scale
             else:
                 same = (a == b).fill_null(False).to_numpy() | (
                     a.is_null() & b.is_null()
@@ -64,10 +73,15 @@ def compare(expected: Path, actual: Path) -> list[str]:
 
 
 def main() -> int:
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    tolerance = 0.0
+    if len(args) == 4 and args[0] == "--tolerance":
+        tolerance = float(args[1])
+        args = args[2:]
+    if len(args) != 2 or not tolerance >= 0.0:
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
-    problems = compare(Path(sys.argv[1]), Path(sys.argv[2]))
+    problems = compare(Path(args[0]), Path(args[1]), tolerance)
     for p in problems:
         print(p)
     return 1 if problems else 0

@@ -84,3 +84,46 @@ fn the_comparison_refuses_another_dataset() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stdout).contains("rows expected"));
 }
+
+/// With a tolerance the comparison accepts what a reordered sum does (a
+/// relative change of 1e-14 in one column) and still refuses a change of
+/// 1e-6; without one it refuses both.
+#[test]
+fn the_tolerance_accepts_rounding_and_refuses_more() {
+    let expected = workspace_root().join("engine/cli/tests/reference/trough/expected");
+    let tmp = tempfile::tempdir().unwrap();
+    let perturbed = |name: &str, factor: &str| {
+        let dir = tmp.path().join(name);
+        let o = Command::new("python3")
+            .arg("-c")
+            .arg(
+                "import sys, shutil, polars as pl\n\
+                 shutil.copytree(sys.argv[1], sys.argv[2])\n\
+                 p = sys.argv[2] + '/contacts/part-00000.parquet'\n\
+                 pl.read_parquet(p).with_columns(pl.col('f_n') * float(sys.argv[3])).write_parquet(p)",
+            )
+            .arg(&expected)
+            .arg(&dir)
+            .arg(factor)
+            .output()
+            .expect("python3 runs");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        dir
+    };
+    let passes = |tolerance: Option<&str>, actual: &Path| {
+        let mut cmd = Command::new("python3");
+        cmd.arg(workspace_root().join("tools/py/compare_datasets.py"));
+        if let Some(t) = tolerance {
+            cmd.args(["--tolerance", t]);
+        }
+        cmd.arg(&expected).arg(actual);
+        cmd.output().expect("python3 runs").status.success()
+    };
+    let (rounding, change) = (
+        perturbed("rounding", "1.00000000000001"),
+        perturbed("change", "1.000001"),
+    );
+    assert!(!passes(None, &rounding));
+    assert!(passes(Some("1e-12"), &rounding));
+    assert!(!passes(Some("1e-12"), &change));
+}

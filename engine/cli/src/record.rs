@@ -8,7 +8,7 @@
 //! schema, the one `docs/output.md` lists. Nothing here knows how the core
 //! stores contacts or numbers bodies: the ids come with the rows.
 
-use talus_core::snapshot::{BodyKind, ContactRow, PieceId};
+use talus_core::snapshot::{BodyKind, ContactRow};
 use talus_core::{Snapshot, Vec3};
 use talus_output::{Column, Field, Frame};
 
@@ -141,16 +141,6 @@ fn step_and_time(snap: &Snapshot<'_>, n: usize) -> Frame {
         )
 }
 
-/// The `kind` label of a contact between `end1` and `end2`.
-fn contact_kind(end1: PieceId, end2: PieceId) -> &'static str {
-    match (end1.is_facet(), end2.is_facet()) {
-        (false, false) => "ball-ball",
-        (false, true) => "ball-facet",
-        (true, false) => "facet-ball",
-        (true, true) => "facet-facet",
-    }
-}
-
 /// The `kind` label of a body.
 fn body_kind(kind: BodyKind) -> &'static str {
     match kind {
@@ -213,7 +203,7 @@ impl Recorder {
         let or_minus_one = |id: Option<u64>| id.map_or(-1, |id| id as i64);
         for c in snap.contacts() {
             id.push(c.id);
-            kind.push(contact_kind(c.end1, c.end2).to_string());
+            kind.push(c.pair.name().to_string());
             end1.push(c.end1.body());
             // A facet end is named by its index in its wall.
             end2.push(c.end2.facet().map_or(c.end2.body(), u64::from));

@@ -103,9 +103,6 @@ impl PairKind {
         }
     }
 
-    /// Every pair kind, in the order kernels are listed.
-    pub const ALL: [PairKind; 2] = [PairKind::BallBall, PairKind::BallFacet];
-
     /// The name used in output and messages.
     pub const fn name(self) -> &'static str {
         match self {

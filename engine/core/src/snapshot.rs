@@ -16,6 +16,7 @@
 use crate::body::{BallsRef, Col, WallBody};
 use crate::geometry::Region;
 use crate::math::Vec3;
+use crate::piece::PairKind;
 use crate::sim::{ModelRuntime, Simulation};
 use talus_sdk::STATUS_ACTIVE;
 
@@ -72,6 +73,8 @@ pub struct ContactRow<'a> {
     pub end1: PieceId,
     /// End2: a ball or a facet.
     pub end2: PieceId,
+    /// The kind of the pair (ball-ball, ball-facet).
+    pub pair: PairKind,
     /// Index of the contact's model (see [`Snapshot::models`]).
     pub model: usize,
     /// Name of the contact's model.
@@ -283,6 +286,7 @@ impl<'a> Snapshot<'a> {
                         id: ball_id(st.end1[k].index()),
                     },
                     end2,
+                    pair: PairKind::of(st.end1[k], b),
                     model: mi,
                     model_name: &m.name,
                     active: o.status == STATUS_ACTIVE,

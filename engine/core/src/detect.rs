@@ -1,6 +1,7 @@
 //! Contact detection: re-binning in the cell space, dropping contacts whose
-//! pieces' cell extents parted, creating contacts for new candidate pairs,
-//! and keeping each store's chunks grouped by contact kind.
+//! pieces' cell extents parted, creating contacts for new candidate pairs
+//! in the lane of their model and pair kind, and keeping each lane's
+//! chunks grouped by busy and idle contacts.
 //!
 //! Reads: the re-bin flags of the law of motion, piece extents.
 //! Writes: the contact stores (new contacts with stable ids; removals).
@@ -9,8 +10,7 @@
 
 use crate::body::{walls, BallsRef};
 use crate::contact::{ContactStore, BATCH, RELEASED};
-use crate::pass::segments::*;
-use crate::piece::pair_key;
+use crate::piece::{pair_key, PairKind};
 use crate::sim::*;
 use crate::team::{self};
 use rayon::prelude::*;
@@ -55,8 +55,9 @@ impl Simulation {
             let cells = &*cells;
             self.models
                 .iter()
-                .map(|m| {
-                    let st = &m.store;
+                .flat_map(|m| &m.lanes)
+                .map(|lane| {
+                    let st = &lane.store;
                     let chunks = st.end1.chunks(BATCH).zip(st.end2.chunks(BATCH));
                     let lists = team::map(chunks.collect(), |c, (e1, e2)| {
                         let mut list = Vec::new();
@@ -71,8 +72,9 @@ impl Simulation {
                 })
                 .collect()
         };
-        for (m, moved) in self.models.iter_mut().zip(&moved) {
-            let st = &mut m.store;
+        let lanes = self.models.iter_mut().flat_map(|m| &mut m.lanes);
+        for (lane, moved) in lanes.zip(&moved) {
+            let st = &mut lane.store;
             for &slot in moved.iter().rev() {
                 let slot = slot as usize;
                 let (a, b) = (st.end1[slot], st.end2[slot]);
@@ -100,34 +102,27 @@ impl Simulation {
                 // Unassigned pairs are refused before step 0; nothing to do.
                 continue;
             };
-            let ma = balls.mass[a.index()];
-            let mc = if b.is_facet() {
-                ma
-            } else {
-                let mb = balls.mass[b.index()];
-                ma * mb / (ma + mb)
-            };
+            let lane = &mut self.models[m as usize].lanes[PairKind::of(a, b).index()];
+            let mc = (lane.kernel.mass)(&balls.mass, a, b);
             let id = self.next_contact_id;
             self.next_contact_id += 1;
-            let st = &mut self.models[m as usize].store;
-            st.push(id, a, b, set, mc);
+            lane.store.push(id, a, b, set, mc);
             self.contact_pairs.insert(key);
         }
         self.candidates = cand;
     }
 
-    /// Regroups the contacts within each chunk of [`BATCH`] slots by kind:
-    /// busy ball-ball contacts first, then idle ones (released by their
-    /// model and apart), then the ball-facet contacts likewise, each group
-    /// in its old order. Every [`KIND_SAMPLE`] steps the kinds of each
-    /// chunk are counted, and the chunks that have drifted out of order
-    /// (see [`ContactStore::note_switches`]) are regrouped; with `always`,
-    /// every chunk is, now.
+    /// Regroups the contacts within each chunk of [`BATCH`] slots of every
+    /// lane: busy contacts first, then idle ones (released by their model
+    /// and apart), each group in its old order. Every [`KIND_SAMPLE`] steps
+    /// the kinds of each chunk are counted, and the chunks that have
+    /// drifted out of order (see [`ContactStore::note_switches`]) are
+    /// regrouped; with `always`, every chunk is, now.
     ///
-    /// The contact pass branches on a contact's kind three times, and where
-    /// busy and idle contacts alternate at random the processor guesses
-    /// wrong about half the time (a dense pack at rest holds ~40 % idle
-    /// contacts); grouped, the branches are predictable. Contacts stay in
+    /// The contact pass branches on whether a contact is busy or idle, and
+    /// where the two alternate at random the processor guesses wrong about
+    /// half the time (a dense pack at rest holds ~40 % idle contacts);
+    /// grouped, the branches are predictable. Contacts stay in
     /// their chunk, so the spatial order of the store that keeps the
     /// segments of the parallel pass apart is kept too. Only the order of
     /// slots changes, and with it the order of the sums; it depends on the
@@ -138,8 +133,8 @@ impl Simulation {
             return;
         }
         let threads = rayon::current_num_threads();
-        for (m, plan) in self.models.iter_mut().zip(chain_none(&self.segment_plans)) {
-            let st = &mut m.store;
+        for lane in self.models.iter_mut().flat_map(|m| &mut m.lanes) {
+            let (st, plan) = (&mut lane.store, &lane.plan);
             if sample {
                 let store = &*st;
                 let counts: Vec<u32> = (0..store.len().div_ceil(BATCH))
@@ -154,7 +149,7 @@ impl Simulation {
                 st.note_switches(&counts);
             }
             let due = st.regroup_due(always);
-            st.regroup_chunks(&due, plan.and_then(|p| p.owners(threads)), contact_kind);
+            st.regroup_chunks(&due, plan.owners(threads), contact_kind);
         }
     }
 }
@@ -163,13 +158,8 @@ impl Simulation {
 /// [`Simulation::regroup_contacts`]).
 pub(crate) const KIND_SAMPLE: u64 = 16;
 
-/// The kind of the contact in `slot` for the order of a store's slots:
-/// ball-ball (0, 1) or ball-facet (2, 3), busy (0, 2) or released (1, 3).
+/// The kind of the contact in `slot` for the order of a lane's slots:
+/// busy (0) or released (1).
 pub(crate) fn contact_kind(st: &ContactStore, slot: usize) -> usize {
-    usize::from(st.end2[slot].is_facet()) * 2 + usize::from(st.setup[slot].flags & RELEASED != 0)
-}
-
-/// Each model's plan of the contact pass, if it has one yet.
-pub(crate) fn chain_none(plans: &[SegmentPlan]) -> impl Iterator<Item = Option<&SegmentPlan>> {
-    plans.iter().map(Some).chain(std::iter::repeat(None))
+    usize::from(st.setup[slot].flags & RELEASED != 0)
 }

@@ -82,8 +82,9 @@ impl Piece {
 }
 
 /// The kinds of the two ends of a contact, which choose its narrow-phase
-/// kernel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// kernel and its lane (see [`crate::lane`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
 pub enum PairKind {
     /// Two balls.
     BallBall,
@@ -92,6 +93,15 @@ pub enum PairKind {
 }
 
 impl PairKind {
+    /// Every pair kind, in lane order (the order of the discriminants).
+    pub const ALL: [PairKind; 2] = [PairKind::BallBall, PairKind::BallFacet];
+
+    /// The position of the pair kind in [`PairKind::ALL`].
+    #[inline]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
     /// The pair kind of a contact between `end1` and `end2`.
     #[inline]
     pub const fn of(end1: Piece, end2: Piece) -> PairKind {
@@ -147,6 +157,13 @@ mod tests {
             pair_key(Piece::ball(1), Piece::facet(1)),
             pair_key(Piece::ball(1), Piece::ball(1))
         );
+    }
+
+    #[test]
+    fn every_pair_kind_sits_at_its_index() {
+        for (i, p) in PairKind::ALL.iter().enumerate() {
+            assert_eq!(p.index(), i);
+        }
     }
 
     #[test]

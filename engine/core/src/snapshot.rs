@@ -248,12 +248,15 @@ impl<'a> Snapshot<'a> {
         self.sim.n_contacts()
     }
 
-    /// Every contact, model by model, each model's in store order.
+    /// Every contact, model by model, each model's lane by lane (in
+    /// [`PairKind::ALL`] order), each lane's in slot order.
     pub fn contacts(&self) -> impl Iterator<Item = ContactRow<'_>> + '_ {
         let sim = self.sim;
         let walls = &*self.walls;
-        sim.models.iter().enumerate().flat_map(move |(mi, m)| {
-            let st = &m.store;
+        let lanes = sim.models.iter().enumerate();
+        let lanes = lanes.flat_map(|(mi, m)| m.lanes.iter().map(move |lane| (mi, m, lane)));
+        lanes.flat_map(move |(mi, m, lane)| {
+            let (st, pair) = (&lane.store, lane.pair());
             (0..st.len()).map(move |k| {
                 let (p, o) = (&st.plane[k], &st.output[k]);
                 let b = st.end2[k];
@@ -261,7 +264,7 @@ impl<'a> Snapshot<'a> {
                     let (w, f) = sim.facet_owner[b.index()];
                     let links = sim
                         .wall_info
-                        .get(&(mi as u16, k as u32))
+                        .get(&(mi as u16, pair, k as u32))
                         .copied()
                         .unwrap_or((0, 0));
                     let end2 = PieceId::Facet {
@@ -286,7 +289,7 @@ impl<'a> Snapshot<'a> {
                         id: ball_id(st.end1[k].index()),
                     },
                     end2,
-                    pair: PairKind::of(st.end1[k], b),
+                    pair,
                     model: mi,
                     model_name: &m.name,
                     active: o.status == STATUS_ACTIVE,

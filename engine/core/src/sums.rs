@@ -1,5 +1,5 @@
-//! Force sums: what a contact applies to its ends in global axes, and the
-//! columns the segments of the contact pass add it to.
+//! Force sums: the columns the segments of the contact pass add what each
+//! contact applies to, and the check that they stayed finite.
 //!
 //! Invariant: a ball that one segment alone reaches gets its contributions
 //! directly; the others are held back and added by the thread part that
@@ -7,15 +7,12 @@
 //! thread count. Walls sum chunk by chunk.
 
 use crate::body::{walls, BallsRef};
-use crate::contact::{self};
+use crate::contact::ContactStore;
 use crate::error::StepError;
 use crate::math::Vec3;
 use crate::narrow::*;
-use crate::piece::Piece;
 use crate::sim::*;
-use crate::wall::Wall;
 use std::marker::PhantomData;
-use talus_sdk::{ContactOutput, STATUS_ACTIVE, STATUS_INACTIVE};
 
 /// The force, moment and stiffness sums of the balls, which the segments
 /// of a contact pass add to at the same time, each to balls that no other
@@ -224,28 +221,19 @@ impl Simulation {
         }
         let b = BallsRef::of(&self.world);
         let walls = walls(&self.world);
-        let skip_below = self.skip_below();
-        let kin = Kinematics {
+        let scene = Scene {
             pos: &b.pos,
             vel: &b.vel,
             spin: &b.spin,
             radius: &b.radius,
+            walls: &walls,
+            owner: &self.facet_owner,
         };
+        let skip_below = self.skip_below();
         for m in &self.models {
-            let st = &m.store;
-            for k in 0..st.len() {
-                let ap = &apply(
-                    &kin,
-                    &walls,
-                    &self.facet_owner,
-                    &st.plane[k],
-                    &st.output[k],
-                    st.end1[k],
-                    st.end2[k],
-                );
-                if st.carry[k] >= skip_below
-                    && !(ap.force.is_finite() && ap.torque1.is_finite() && ap.torque2.is_finite())
-                {
+            for lane in &m.lanes {
+                let st = &lane.store;
+                if let Some(k) = (lane.kernel.first_non_finite)(&scene, st, skip_below) {
                     return Err(StepError::NonFiniteForce {
                         contact: st.id[k],
                         model: m.name.clone(),
@@ -258,60 +246,17 @@ impl Simulation {
     }
 }
 
-/// Converts a model output to what the contact applies in global axes.
-/// Only active contacts carry force (sdk contract); could-be-active ones
-/// still report stiffness for the timestep.
-#[inline(always)]
-pub(crate) fn apply(
-    kin: &Kinematics<'_>,
-    walls: &[Wall],
-    owner: &[(u32, u32)],
-    p: &contact::Plane,
-    o: &ContactOutput,
-    a: Piece,
-    b: Piece,
-) -> contact::Applied {
-    if o.status != STATUS_ACTIVE {
-        let stiffness = if o.status == STATUS_INACTIVE {
-            0.0
-        } else {
-            o.stiffness[0]
-        };
-        return contact::Applied {
-            stiffness,
-            ..Default::default()
-        };
-    }
-    let f = p.n * o.force[0] + p.s * o.force[1] + p.t * o.force[2];
-    // Models without moments (most) spare the second rotation to global
-    // axes.
-    // (zero of either sign: the bits are zero once the sign is shifted out)
-    let [m0, m1, m2] = o.moment.map(f64::to_bits);
-    let mo = if (m0 | m1 | m2) << 1 == 0 {
-        Vec3::ZERO
-    } else {
-        p.n * o.moment[0] + p.s * o.moment[1] + p.t * o.moment[2]
-    };
-    let (torque1, torque2) = if b.is_facet() {
-        let x1 = kin.pos[a.index()];
-        let x2 = walls[owner[b.index()].0 as usize].centre;
-        ((p.xc - x1).cross(f), (p.xc - x2).cross(f))
-    } else {
-        // Two balls: the lever arms are `xc - x1 = l1 n` and
-        // `xc - x2 = -l2 n` with `l = R + g / 2`, and `n x f` is
-        // `Fs t - Ft s` in the right-handed frame, so neither centre nor
-        // cross product is needed.
-        let half_gap = 0.5 * p.gap;
-        let nf = p.t * o.force[1] - p.s * o.force[2];
-        (
-            nf * (kin.radius[a.index()] + half_gap),
-            nf * -(kin.radius[b.index()] + half_gap),
-        )
-    };
-    contact::Applied {
-        force: f,
-        torque1: -(torque1 + mo),
-        torque2: torque2 + mo,
-        stiffness: o.stiffness[0],
-    }
+/// The first slot of a lane of `K` contacts whose contact, entering the
+/// sums (carry at least `skip_below`), applies a non-finite force or
+/// moment.
+pub(crate) fn first_non_finite<K: PairKernel>(
+    scene: &Scene<'_>,
+    st: &ContactStore,
+    skip_below: u8,
+) -> Option<usize> {
+    (0..st.len()).find(|&k| {
+        let ap = apply::<K>(scene, &st.plane[k], &st.output[k], st.end1[k], st.end2[k]);
+        st.carry[k] >= skip_below
+            && !(ap.force.is_finite() && ap.torque1.is_finite() && ap.torque2.is_finite())
+    })
 }

@@ -5,7 +5,7 @@
 
 use talus_core::snapshot::PieceId;
 use talus_core::wall::RigidMotion;
-use talus_core::{Settings, Simulation, Timestep, Vec3, Wall};
+use talus_core::{PairKind, Settings, Simulation, Timestep, Vec3, Wall};
 
 mod common;
 use common::*;
@@ -143,7 +143,7 @@ fn elastic_head_on_collision_conserves_momentum_and_energy() {
             let wc = b.spin[i] + b.moment[i] / b.inertia[i] * (0.5 * dt);
             ke += 0.5 * b.mass[i] * vc.length_squared() + 0.5 * b.inertia[i] * wc.length_squared();
         }
-        let st = &sim.models[0].store;
+        let st = sim.models[0].store(PairKind::BallBall);
         let strain: f64 = (0..st.len()).map(|k| st.state_of(k)[3]).sum();
         ke + strain
     };

@@ -4,7 +4,7 @@
 //! or from the same motion on a single-facet wall.
 
 use talus_core::wall::{Resolution, BACK, FRONT};
-use talus_core::{Simulation, Vec3, Wall};
+use talus_core::{PairKind, Simulation, Vec3, Wall};
 
 mod common;
 use common::*;
@@ -767,7 +767,7 @@ fn each_state_slot_follows_its_own_rule_when_the_load_crosses_a_facet() {
     }
     let takeovers = carrier.windows(2).filter(|p| p[0] != p[1]).count() as f64;
     assert_eq!(takeovers, 1.0, "one crossing of the diagonal");
-    let st = &sim.models[m].store;
+    let st = sim.models[m].store(PairKind::BallFacet);
     let last = (0..st.len())
         .find(|&k| st.id[k] == carrier[steps - 1])
         .unwrap();

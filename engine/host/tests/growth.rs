@@ -7,7 +7,7 @@
 
 use std::f64::consts::PI;
 
-use talus_core::{BallInit, Settings, Simulation, Timestep, Vec3, Wall};
+use talus_core::{BallInit, PairKind, Settings, Simulation, Timestep, Vec3, Wall};
 use talus_host::fixtures::build_fixture;
 use talus_host::{describe, ModelRegistry, Origin};
 use talus_sdk::{
@@ -213,7 +213,7 @@ fn old_and_new_models_run_side_by_side_in_a_simulation() {
     sim.add_wall(Wall::new("plate", &plate, &[[0, 1, 2]], None).unwrap(), w);
     sim.prepare().unwrap();
 
-    let pair = &sim.models[m_old].store;
+    let pair = sim.models[m_old].store(PairKind::BallBall);
     assert_eq!(pair.len(), 1);
     let (v, _) = lens(-h_pair);
     let force = pair.output[0].force[0];
@@ -224,7 +224,7 @@ fn old_and_new_models_run_side_by_side_in_a_simulation() {
     );
     assert_eq!(force, kv * pair.state_of(0)[0]);
 
-    let floor = &sim.models[m_new].store;
+    let floor = sim.models[m_new].store(PairKind::BallFacet);
     assert_eq!(floor.len(), 1);
     let xc = floor.plane[0].xc;
     assert_eq!(floor.state_of(0), xc.to_array());

@@ -1,6 +1,6 @@
-//! The contact store: one per model, struct of arrays over dense slots,
-//! with the engine's own flag bits and the carry codes the contact pass
-//! keeps per contact.
+//! The contact store: one per lane (model and pair kind), struct of arrays
+//! over dense slots, with the engine's own flag bits and the carry codes
+//! the contact pass keeps per contact.
 //!
 //! Invariants: slots move when contacts are removed (swap-remove) or
 //! regrouped within their chunk, ids never; `state` holds `stride` values
@@ -59,15 +59,15 @@ pub struct Setup {
     pub flags: u32,
 }
 
-/// All contacts that use one model: dense slots, one contiguous state
-/// block. Slots move when contacts are removed (swap-remove), ids never.
+/// The contacts of one lane (one model, one pair kind): dense slots, one
+/// contiguous state block. Slots move when contacts are removed (swap-remove), ids never.
 #[derive(Clone, Debug, Default)]
 pub struct ContactStore {
     /// Stable contact id.
     pub id: Vec<u64>,
     /// end1: always a ball.
     pub end1: Vec<Piece>,
-    /// end2: a ball or a wall facet.
+    /// end2: a piece of the lane's second kind.
     pub end2: Vec<Piece>,
     /// Contact plane and gap.
     pub plane: Vec<Plane>,
@@ -86,9 +86,6 @@ pub struct ContactStore {
     /// Storage per contact in `state`: `max(n_state, 1)`, so that chunks of
     /// the state line up with chunks of contacts even without state.
     pub stride: usize,
-    /// How many contacts have a facet as end2 (the wall stage skips stores
-    /// without any).
-    pub n_facet: usize,
     /// Set whenever a contact is added or removed (contacts may change
     /// chunk; a regrouping moves them only within theirs); the contact
     /// pass clears it once it has brought its segment plan up to date.
@@ -145,7 +142,6 @@ impl ContactStore {
         self.id.push(id);
         self.end1.push(end1);
         self.end2.push(end2);
-        self.n_facet += usize::from(end2.is_facet());
         self.plane.push(Plane::default());
         let facet = if end2.is_facet() {
             flags::END2_FACET
@@ -293,8 +289,7 @@ impl ContactStore {
         let last = self.len() - 1;
         self.id.swap_remove(slot);
         self.end1.swap_remove(slot);
-        let end2 = self.end2.swap_remove(slot);
-        self.n_facet -= usize::from(end2.is_facet());
+        self.end2.swap_remove(slot);
         self.plane.swap_remove(slot);
         self.setup.swap_remove(slot);
         self.output.swap_remove(slot);

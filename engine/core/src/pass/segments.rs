@@ -49,10 +49,10 @@ pub(crate) const SHARED: u8 = u8::MAX - 1;
 /// [`SegmentPlan::only`] of a ball that no segment reaches.
 pub(crate) const UNTOUCHED: u8 = u8::MAX;
 
-/// The segments of one model's contact pass and, for each ball, the one
+/// The segments of one lane's contact pass and, for each ball, the one
 /// segment that has contacts with it; re-planned only when contacts come
 /// or go or the number of segments changes.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct SegmentPlan {
     /// Per ball: the only segment that reaches it, which adds to its sums
     /// directly, or [`SHARED`] (every segment holds back what it adds to

@@ -9,10 +9,10 @@ use crate::body::{self, BallBundle, BallsMut, BallsRef, Col, ColMut, WallBody, W
 use crate::cellspace::CellSpace;
 use crate::contact::{ContactStore, CARRY_FORCE};
 use crate::error::SetupError;
+use crate::lane::Lane;
 use crate::math::Vec3;
-use crate::pass::segments::*;
 use crate::pass::*;
-use crate::piece::Piece;
+use crate::piece::{PairKind, Piece};
 use crate::step::*;
 use crate::team::Team;
 use crate::timestep::*;
@@ -42,7 +42,8 @@ impl Default for Settings {
     }
 }
 
-/// A contact model in use, with its property sets and its contacts.
+/// A contact model in use, with its property sets and its contacts, one
+/// lane per pair kind.
 #[derive(Clone)]
 pub struct ModelRuntime {
     /// Model name.
@@ -56,8 +57,31 @@ pub struct ModelRuntime {
     /// Translational stiffness the model reports for a touching probe
     /// contact, per property set (N/m).
     pub(crate) probe_stiffness: Vec<f64>,
-    /// All contacts of this model.
-    pub store: ContactStore,
+    /// The model's contacts, one lane per pair kind in [`PairKind::ALL`]
+    /// order (see [`crate::lane`]).
+    pub lanes: Vec<Lane>,
+}
+
+impl ModelRuntime {
+    /// The lane of the model's `pair` contacts.
+    pub fn lane(&self, pair: PairKind) -> &Lane {
+        &self.lanes[pair.index()]
+    }
+
+    /// The contacts of kind `pair`.
+    pub fn store(&self, pair: PairKind) -> &ContactStore {
+        &self.lanes[pair.index()].store
+    }
+
+    /// State slots per contact.
+    pub fn n_state(&self) -> usize {
+        self.entry.descriptor.state.len()
+    }
+
+    /// Number of contacts, all lanes.
+    pub fn n_contacts(&self) -> usize {
+        self.lanes.iter().map(|l| l.store.len()).sum()
+    }
 }
 
 /// A DEM model: balls, walls, contact models and their contacts.
@@ -77,14 +101,13 @@ pub struct Simulation {
     pub(crate) contact_pairs: FxHashSet<u64>,
     /// Contact id -> proximity-contact id, from the last wall logic.
     pub(crate) proximity_ids: FxHashMap<u64, u64>,
-    /// (model, slot) -> (linked-to contact id, proximity id), 0 for none.
-    pub(crate) wall_info: FxHashMap<(u16, u32), (u64, u64)>,
+    /// (model, lane, slot) -> (linked-to contact id, proximity id), 0 for
+    /// none.
+    pub(crate) wall_info: FxHashMap<(u16, PairKind, u32), (u64, u64)>,
     pub(crate) cells: Option<CellSpace>,
     pub(crate) candidates: Vec<(Piece, Piece)>,
     /// Per-segment buffers of the contact pass, reused from step to step.
     pub(crate) segments: Vec<Segment>,
-    /// Per model: the segment of each ball's first contact.
-    pub(crate) segment_plans: Vec<SegmentPlan>,
     /// Whether the last contact pass produced a force or torque that may
     /// not be finite (see [`Simulation::check_sums`]).
     pub(crate) sums_suspect: bool,
@@ -98,12 +121,6 @@ pub struct Simulation {
     /// Per ball: overlapping facet contacts in this step's wall logic
     /// (zero between calls).
     pub(crate) wall_touches: Vec<u8>,
-    /// Per model, a bit per slot, set anew by each step's wall logic: the
-    /// contact is its ball's only overlapping facet contact, so it carries
-    /// its load. The contact pass turns the bit into [`CARRIED`] as it
-    /// visits the contact (on the thread that works on its chunk, rather
-    /// than the serial wall logic writing into every thread's chunks).
-    pub(crate) lone: Vec<Vec<u64>>,
     pub(crate) next_contact_id: u64,
     /// Per ball: the stiffness of one just-touching contact with the
     /// stiffest model its group is assigned (N/m), the floor of its
@@ -140,13 +157,11 @@ impl Simulation {
             cells: None,
             candidates: Vec::new(),
             segments: Vec::new(),
-            segment_plans: Vec::new(),
             sums_suspect: false,
             rebin: Vec::new(),
             motion_blocks: Vec::new(),
             rebin_block: 1,
             wall_touches: Vec::new(),
-            lone: Vec::new(),
             next_contact_id: 1,
             k_probe: Vec::new(),
             step: 0,
@@ -251,7 +266,10 @@ impl Simulation {
             entry,
             props: Vec::new(),
             probe_stiffness: Vec::new(),
-            store: ContactStore::new(n_state),
+            lanes: PairKind::ALL
+                .iter()
+                .map(|&p| Lane::new(p, n_state))
+                .collect(),
         });
         self.models.len() - 1
     }
@@ -290,16 +308,16 @@ impl Simulation {
 
     /// Number of contacts.
     pub fn n_contacts(&self) -> usize {
-        self.models.iter().map(|m| m.store.len()).sum()
+        self.models.iter().map(ModelRuntime::n_contacts).sum()
     }
 
     /// Number of active contacts in the last cycle: counted on the carry
     /// column, one byte per contact, which holds the status of every
     /// contact's last model call (the outputs are ~100 bytes apart).
     pub fn n_active(&self) -> usize {
-        self.models
-            .iter()
-            .map(|m| m.store.carry.iter().filter(|&&c| c == CARRY_FORCE).count())
+        let lanes = self.models.iter().flat_map(|m| &m.lanes);
+        lanes
+            .map(|l| l.store.carry.iter().filter(|&&c| c == CARRY_FORCE).count())
             .sum()
     }
 }

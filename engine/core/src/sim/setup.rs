@@ -104,7 +104,7 @@ impl Simulation {
     pub(crate) fn probe_models(&mut self) -> Result<(), SetupError> {
         for m in &mut self.models {
             let n_sets = m.props.len().checked_div(m.n_props).unwrap_or(1);
-            let n_state = m.store.n_state;
+            let n_state = m.n_state();
             let inputs: Vec<ContactInput> = (0..n_sets)
                 .map(|k| ContactInput {
                     gap: -1e-12,

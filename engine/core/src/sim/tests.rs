@@ -8,8 +8,7 @@ use crate::math::Vec3;
 use crate::narrow::*;
 use crate::pass::segments::*;
 use crate::pass::*;
-use crate::piece::pair_key;
-use crate::piece::Piece;
+use crate::piece::{pair_key, PairKind, Piece};
 use crate::sim::*;
 use crate::wall::Wall;
 use std::time::Instant;
@@ -101,8 +100,8 @@ fn a_lone_facet_contact_is_marked_as_carrying_its_load() {
     sim.prepare().unwrap();
     for _ in 0..3 {
         sim.cycle().unwrap();
-        let st = &sim.models[0].store;
-        let slots: Vec<usize> = (0..st.len()).filter(|&k| st.end2[k].is_facet()).collect();
+        let st = sim.models[0].store(PairKind::BallFacet);
+        let slots: Vec<usize> = (0..st.len()).collect();
         let overlapping: Vec<usize> = slots
             .iter()
             .copied()
@@ -112,16 +111,18 @@ fn a_lone_facet_contact_is_marked_as_carrying_its_load() {
         assert!(st.setup[overlapping[0]].flags & CARRIED != 0);
         // Its bit, and no other, marked it.
         let k = overlapping[0];
-        let bits: u32 = sim.lone.iter().flatten().map(|w| w.count_ones()).sum();
-        assert!(bits == 1 && sim.lone[0][k / 64] & (1 << (k % 64)) != 0);
+        let lanes = sim.models.iter().flat_map(|m| &m.lanes);
+        let bits: u32 = lanes.flat_map(|l| &l.lone).map(|w| w.count_ones()).sum();
+        let lone = &sim.models[0].lane(PairKind::BallFacet).lone;
+        assert!(bits == 1 && lone[k / 64] & (1 << (k % 64)) != 0);
     }
 }
 
 #[test]
 fn wall_sums_have_the_same_bits_on_any_thread_count() {
-    // The packed balls' bottom layer pressed 10 um into a floor of two
-    // facets; the balls are scrambled, so the floor's contacts lie in
-    // every chunk of the store and two or three threads sum the wall in
+    // The packed balls' bottom layer pressed 10 um into a floor finely
+    // cut into facets, each ball near a dozen or more of them: the floor's
+    // lane has many chunks, and two or three threads sum the wall in
     // segments of several chunks each.
     let run = |threads: usize| -> Vec<[u64; 6]> {
         let pool = rayon::ThreadPoolBuilder::new()
@@ -131,9 +132,22 @@ fn wall_sums_have_the_same_bits_on_any_thread_count() {
         pool.install(|| {
             let mut sim = unprepared(24, linear_entry());
             let w = sim.group("floor");
-            let (lo, hi, z) = (-5e-3, 55e-3, -0.99e-3);
-            let corners = [[lo, lo, z], [hi, lo, z], [hi, hi, z], [lo, hi, z]];
-            let floor = Wall::new("floor", &corners, &[[0, 1, 2], [0, 2, 3]], None).unwrap();
+            let (lo, z, cells) = (-5e-3, -0.99e-3, 75u32);
+            let side = 0.8e-3;
+            let corner = |i: u32, j: u32| [lo + i as f64 * side, lo + j as f64 * side, z];
+            let at = |i: u32, j: u32| i * (cells + 1) + j;
+            let corners: Vec<[f64; 3]> = (0..=cells)
+                .flat_map(|i| (0..=cells).map(move |j| corner(i, j)))
+                .collect();
+            let squares = (0..cells).flat_map(|i| (0..cells).map(move |j| (i, j)));
+            let facets: Vec<[u32; 3]> = squares
+                .flat_map(|(i, j)| {
+                    let (a, b) = (at(i, j), at(i + 1, j));
+                    let (c, d) = (at(i + 1, j + 1), at(i, j + 1));
+                    [[a, b, c], [a, c, d]]
+                })
+                .collect();
+            let floor = Wall::new("floor", &corners, &facets, None).unwrap();
             sim.add_wall(floor, w);
             sim.assign(0, w, 0, vec![1e5, 5e4, 0.5, 0.1, 0.1]).unwrap();
             sim.prepare().unwrap();
@@ -145,7 +159,10 @@ fn wall_sums_have_the_same_bits_on_any_thread_count() {
                 let v = [wall.force.to_array(), wall.moment.to_array()].concat();
                 bits.push(std::array::from_fn(|i| v[i].to_bits()));
             }
-            let n_chunks = sim.models[0].store.len().div_ceil(BATCH);
+            let n_chunks = sim.models[0]
+                .store(PairKind::BallFacet)
+                .len()
+                .div_ceil(BATCH);
             assert!(n_chunks >= 8, "{n_chunks} chunks");
             // The balls push the floor down.
             assert!(sim.walls()[0].force.z < 0.0);
@@ -178,11 +195,13 @@ fn an_idle_input_carries_a_nan_gap_and_the_linear_model_repeats_its_release() {
         )));
     }
     let balls = BallsRef::of(&world);
-    let kin = Kinematics {
+    let scene = Scene {
         pos: &balls.pos,
         vel: &balls.vel,
         spin: &balls.spin,
         radius: &balls.radius,
+        walls: &[],
+        owner: &[],
     };
     let setup = contact::Setup {
         mass: 1e-5,
@@ -201,10 +220,8 @@ fn an_idle_input_carries_a_nan_gap_and_the_linear_model_repeats_its_release() {
         mass: 1e-5,
         ..Default::default()
     };
-    let busy = resolve_one(
-        &kin,
-        &[],
-        &[],
+    let busy = resolve_one::<BallBall>(
+        &scene,
         &mut plane,
         &setup,
         Piece::ball(0),
@@ -332,7 +349,8 @@ fn the_active_count_is_that_of_the_model_outputs() {
     let (mut some_active, mut some_not) = (false, false);
     for _ in 0..300 {
         sim.cycle().unwrap();
-        let outputs = sim.models.iter().flat_map(|m| &m.store.output);
+        let lanes = sim.models.iter().flat_map(|m| &m.lanes);
+        let outputs = lanes.flat_map(|l| &l.store.output);
         let active = outputs
             .filter(|o| o.status == talus_sdk::STATUS_ACTIVE)
             .count();
@@ -565,7 +583,7 @@ fn a_regrouping_leaves_the_pairs_in_contact_as_they_were() {
         sim.cycle().unwrap();
     }
     let pairs = |sim: &Simulation| {
-        let st = &sim.models[0].store;
+        let st = sim.models[0].store(PairKind::BallBall);
         let mut v: Vec<(u64, Piece, Piece, Vec<u64>)> = (0..st.len())
             .map(|k| {
                 let state = st.state_of(k).iter().map(|x| x.to_bits()).collect();
@@ -576,18 +594,19 @@ fn a_regrouping_leaves_the_pairs_in_contact_as_they_were() {
         v
     };
     let before = pairs(&sim);
-    let order_before = sim.models[0].store.id.clone();
+    let order_before = sim.models[0].store(PairKind::BallBall).id.clone();
     sim.regroup_contacts(true);
     assert_eq!(pairs(&sim), before);
     assert_ne!(
-        sim.models[0].store.id, order_before,
+        sim.models[0].store(PairKind::BallBall).id,
+        order_before,
         "nothing was regrouped"
     );
     // Detection still knows every pair: no contact is created twice.
     for _ in 0..20 {
         sim.cycle().unwrap();
     }
-    let st = &sim.models[0].store;
+    let st = sim.models[0].store(PairKind::BallBall);
     let mut keys: Vec<u64> = (0..st.len())
         .map(|k| pair_key(st.end1[k], st.end2[k]))
         .collect();

@@ -9,9 +9,10 @@
 
 use crate::body::{walls, BallsRef};
 use crate::contact::{self, BATCH, CARRIED, RELEASED, SIDE_OFF};
-use crate::detect::*;
 use crate::error::StepError;
+use crate::lane::Lane;
 use crate::pass::*;
+use crate::piece::PairKind;
 use crate::sim::*;
 use crate::team::{self};
 use crate::wall_logic;
@@ -21,7 +22,7 @@ use talus_sdk::{flags, StateEvent};
 
 impl Simulation {
     /// Gap and region of every ball-facet contact, for the wall logic;
-    /// returns per model the slots of the overlapping contacts on an
+    /// returns per model the slots of its ball-facet lane of the overlapping contacts on an
     /// interacting side, in slot order, each with whether it carried force
     /// last step (that mark is cleared here for every facet contact).
     pub(crate) fn wall_gaps(&mut self) -> Vec<Vec<(u32, bool)>> {
@@ -31,31 +32,25 @@ impl Simulation {
         let owner = &self.facet_owner;
         let mut overlapping = Vec::with_capacity(self.models.len());
         let threads = rayon::current_num_threads();
-        for (m, plan) in self.models.iter_mut().zip(chain_none(&self.segment_plans)) {
-            let st = &mut m.store;
-            if st.n_facet == 0 {
+        for m in self.models.iter_mut() {
+            let lane = &mut m.lanes[PairKind::BallFacet.index()];
+            let (st, plan) = (&mut lane.store, &lane.plan);
+            if st.is_empty() {
                 overlapping.push(Vec::new());
                 continue;
             }
-            // A plain loop per chunk: most contacts are ball-ball and cost
-            // only the read of their end2.
             let chunks = (st.plane.chunks_mut(BATCH).zip(st.setup.chunks_mut(BATCH)))
                 .zip(st.end1.chunks(BATCH).zip(st.end2.chunks(BATCH)));
             // Each thread the chunks of its segment of the contact pass.
             let chunks: Vec<_> = chunks.collect();
             let all: Vec<usize> = (0..chunks.len()).collect();
-            let cuts = plan
-                .and_then(|p| p.owners(threads))
-                .map(|o| contact::item_cuts(o, &all));
+            let cuts = plan.owners(threads).map(|o| contact::item_cuts(o, &all));
             let lists: Vec<Vec<(u32, bool)>> = team::map_cut(
                 chunks,
                 cuts.as_deref(),
                 |ci, ((planes, setups), (end1, end2))| {
                     let mut list = Vec::new();
                     for (k, &b) in end2.iter().enumerate() {
-                        if b.is_ball() {
-                            continue;
-                        }
                         let (plane, setup, a) = (&mut planes[k], &mut setups[k], end1[k]);
                         let carried = setup.flags & CARRIED != 0;
                         setup.flags &= !CARRIED;
@@ -134,18 +129,19 @@ impl Simulation {
         let balls = BallsRef::of(&self.world);
         let walls = walls(&self.world);
         touches.resize(balls.len(), 0);
+        let facet_lane = PairKind::BallFacet.index();
         for (m, list) in self.models.iter().zip(overlapping) {
             for &(k, _) in list {
-                let t = &mut touches[m.store.end1[k as usize].index()];
+                let t = &mut touches[m.lanes[facet_lane].store.end1[k as usize].index()];
                 *t = t.saturating_add(1);
             }
         }
         let mut pairs = 0;
         let mut entries: Vec<Entry> = Vec::new();
-        self.lone.resize_with(self.models.len(), Vec::new);
         for (mi, (m, list)) in self.models.iter_mut().zip(overlapping).enumerate() {
-            let st = &mut m.store;
-            let lone = &mut self.lone[mi];
+            let Lane {
+                store: st, lone, ..
+            } = &mut m.lanes[facet_lane];
             lone.clear();
             lone.resize(st.len().div_ceil(BATCH) * LONE_WORDS, 0);
             for &(k, carried) in list {
@@ -181,7 +177,7 @@ impl Simulation {
         }
         for (m, list) in self.models.iter().zip(overlapping) {
             for &(k, _) in list {
-                touches[m.store.end1[k as usize].index()] = 0;
+                touches[m.lanes[facet_lane].store.end1[k as usize].index()] = 0;
             }
         }
         self.wall_info.clear();
@@ -234,7 +230,7 @@ impl Simulation {
             // A lone contact of a ball that touches several walls.
             if group.len() == 1 {
                 let e = &group[0];
-                let st = &mut self.models[e.row.model as usize].store;
+                let st = &mut self.models[e.row.model as usize].lanes[facet_lane].store;
                 st.setup[e.slot as usize].flags |= CARRIED;
                 start = end;
                 continue;
@@ -262,15 +258,16 @@ impl Simulation {
                 let (src, dst) = (&group[t.from], &group[t.to]);
                 let m = &mut self.models[src.row.model as usize];
                 let (from, to) = (src.slot as usize, dst.slot as usize);
-                let n_state = m.store.n_state;
+                let store = &mut m.lanes[facet_lane].store;
+                let n_state = store.n_state;
                 let first_into_fresh =
                     t.fresh && !decision.transfers[..ti].iter().any(|u| u.to == t.to);
                 state_copy.clear();
-                state_copy.extend_from_slice(m.store.state_of(from));
-                let stride = m.store.stride;
-                let set = m.store.setup[to].prop_set as usize;
+                state_copy.extend_from_slice(store.state_of(from));
+                let stride = store.stride;
+                let set = store.setup[to].prop_set as usize;
                 let props = &m.props[set * m.n_props..(set + 1) * m.n_props];
-                let target = &mut m.store.state[to * stride..to * stride + n_state];
+                let target = &mut store.state[to * stride..to * stride + n_state];
                 let event = if t.fresh {
                     StateEvent::TakeOver
                 } else {
@@ -307,17 +304,18 @@ impl Simulation {
                 if first_into_fresh {
                     // The frame travels with the state, so state held in
                     // contact-plane axes keeps its direction in space.
-                    let p = m.store.plane[from];
-                    let q = &mut m.store.plane[to];
+                    let store = &mut m.lanes[facet_lane].store;
+                    let p = store.plane[from];
+                    let q = &mut store.plane[to];
                     q.n = p.n;
                     q.s = p.s;
                     q.t = p.t;
                     q.initialised = p.initialised;
-                    m.store.setup[to].flags &= !flags::NEW;
+                    store.setup[to].flags &= !flags::NEW;
                 }
             }
             for (i, e) in group.iter().enumerate() {
-                let st = &mut self.models[e.row.model as usize].store;
+                let st = &mut self.models[e.row.model as usize].lanes[facet_lane].store;
                 let k = e.slot as usize;
                 if decision.carries[i] {
                     st.setup[k].flags |= CARRIED;
@@ -330,7 +328,8 @@ impl Simulation {
                     proximity_ids.insert(e.id, pc);
                 }
                 if linked != 0 || pc != 0 {
-                    self.wall_info.insert((e.row.model, e.slot), (linked, pc));
+                    let key = (e.row.model, PairKind::BallFacet, e.slot);
+                    self.wall_info.insert(key, (linked, pc));
                 }
             }
             for pc in &decision.proximity {
@@ -338,7 +337,7 @@ impl Simulation {
                 // and mean gap put it; contact resolution then builds the
                 // merged plane from it like any ball-facet plane.
                 let e = &group[pc.leader];
-                let st = &mut self.models[e.row.model as usize].store;
+                let st = &mut self.models[e.row.model as usize].lanes[facet_lane].store;
                 st.plane[e.slot as usize].xc = x + pc.normal * (r + pc.gap);
             }
             start = end;

@@ -1,0 +1,104 @@
+//! Lanes: the contacts of one model and one pair kind, and the table of
+//! kernels that works on them.
+//!
+//! Every model has one lane per [`PairKind`], in [`PairKind::ALL`] order.
+//! A contact lives in the lane of its model and of the kinds of its two
+//! pieces from creation to removal; it never changes lane. Each lane holds
+//! its kernels, taken from [`KERNELS`] when the lane is made, before step
+//! 0: the contact pass, the finiteness check and the plane refresh call
+//! them once per chunk or once per lane, and within them every loop is
+//! monomorphic (one pair kind, no branch on it).
+//!
+//! Invariants: the contact pass visits models in order, each model's lanes
+//! in [`PairKind::ALL`] order and each lane in slot order, so every ball
+//! adds its contributions in (model, lane, slot) order whatever the thread
+//! count; only ball-facet lanes take part in the wall stage.
+
+use crate::contact::ContactStore;
+use crate::narrow::{self, BallBall, BallFacet, PairKernel, Scene};
+use crate::pass::segments::SegmentPlan;
+use crate::pass::{self, Chunk, ChunkPass, Scratch};
+use crate::piece::{PairKind, Piece};
+use crate::sums::Sums;
+
+/// The contacts of one model and one pair kind, with what the contact
+/// pass keeps of them from step to step.
+#[derive(Clone)]
+pub struct Lane {
+    pair: PairKind,
+    /// The lane's contacts.
+    pub store: ContactStore,
+    /// The cut of the lane's contact pass into segments.
+    pub(crate) plan: SegmentPlan,
+    /// A bit per slot, set anew by each step's wall logic: the contact is
+    /// its ball's only overlapping facet contact, so it carries its load.
+    /// The contact pass turns the bit into `CARRIED` as it visits the
+    /// contact (on the thread that works on its chunk, rather than the
+    /// serial wall logic writing into every thread's chunks). Zero in
+    /// lanes without facets.
+    pub(crate) lone: Vec<u64>,
+    pub(crate) kernel: &'static LaneKernel,
+}
+
+impl Lane {
+    /// An empty lane of kind `pair` for a model with `n_state` state slots.
+    pub(crate) fn new(pair: PairKind, n_state: usize) -> Lane {
+        Lane {
+            pair,
+            store: ContactStore::new(n_state),
+            plan: SegmentPlan::default(),
+            lone: Vec::new(),
+            kernel: &KERNELS[pair.index()],
+        }
+    }
+
+    /// The pair kind of every contact of the lane.
+    pub fn pair(&self) -> PairKind {
+        self.pair
+    }
+}
+
+/// The lane's contact-pass kernel over one chunk (see
+/// [`pass::run_chunk`]); an error carries the slot within the chunk.
+pub(crate) type RunChunk =
+    fn(&ChunkPass<'_>, Chunk<'_>, &mut Scratch, &mut Sums<'_>) -> Result<(), (usize, String)>;
+
+/// The kernels of one pair kind, each monomorphised for it.
+pub(crate) struct LaneKernel {
+    pub(crate) pair: PairKind,
+    /// The contact pass over one chunk.
+    pub(crate) run: RunChunk,
+    /// The first slot, if any, whose contact puts a non-finite force or
+    /// moment into the sums (its carry at least the given code).
+    pub(crate) first_non_finite: fn(&Scene<'_>, &ContactStore, u8) -> Option<usize>,
+    /// The planes of the released contacts brought up to date.
+    pub(crate) refresh: fn(&Scene<'_>, &mut ContactStore),
+    /// The effective inertial mass of a new contact (kg).
+    pub(crate) mass: fn(&[f64], Piece, Piece) -> f64,
+}
+
+const fn kernels_of<K: PairKernel>() -> LaneKernel {
+    LaneKernel {
+        pair: K::PAIR,
+        run: pass::run_chunk::<K>,
+        first_non_finite: crate::sums::first_non_finite::<K>,
+        refresh: narrow::refresh_lane::<K>,
+        mass: K::effective_mass,
+    }
+}
+
+/// The kernels of every pair kind, at the kind's index: the one table
+/// from which each lane takes its own.
+pub(crate) static KERNELS: [LaneKernel; PairKind::ALL.len()] = TABLE;
+
+const TABLE: [LaneKernel; PairKind::ALL.len()] =
+    [kernels_of::<BallBall>(), kernels_of::<BallFacet>()];
+
+// Each kind's kernels sit at its index.
+const _: () = {
+    let mut i = 0;
+    while i < TABLE.len() {
+        assert!(TABLE[i].pair as usize == i);
+        i += 1;
+    }
+};

@@ -1,0 +1,113 @@
+//! The ball-facet kernel: the plane between a ball and the closest point
+//! of a wall facet, which the wall stage found this step.
+
+use super::{Found, PairKernel, Scene};
+use crate::contact::{self, Applied, EndMotion, Plane, CARRY_FORCE};
+use crate::inputs::Geometry;
+use crate::math::Vec3;
+use crate::piece::{PairKind, Piece};
+use crate::sums::Sums;
+use talus_sdk::ContactOutput;
+
+/// A ball (end1) and a wall facet (end2).
+pub(crate) struct BallFacet;
+
+impl PairKernel for BallFacet {
+    const PAIR: PairKind = PairKind::BallFacet;
+
+    #[inline(always)]
+    fn find(
+        scene: &Scene<'_>,
+        plane: &Plane,
+        xa: Vec3,
+        ra: f64,
+        b: Piece,
+        released: bool,
+    ) -> Option<Found> {
+        // `wall_gaps` found the closest facet point, its region and the gap
+        // this step and left the point in `xc`.
+        if released && plane.gap > 0.0 {
+            return None;
+        }
+        let (wi, f) = scene.owner[b.index()];
+        let wall = &scene.walls[wi as usize];
+        let (n, gap, xc) = contact::plane_ball_facet(xa, ra, plane.xc, wall.normals[f as usize]);
+        let end2 = if wall.vertex_velocity.is_empty() {
+            EndMotion {
+                x: wall.centre,
+                v: wall.motion.velocity,
+                w: wall.motion.spin,
+            }
+        } else {
+            // A deforming facet: the material velocity at the wall contact
+            // point, without a spin of its own.
+            EndMotion {
+                x: xc,
+                v: wall.point_velocity(f as usize, plane.xc),
+                w: Vec3::ZERO,
+            }
+        };
+        Some(Found {
+            n,
+            gap,
+            xc,
+            end2,
+            region: plane.region,
+            r2: 0.0,
+        })
+    }
+
+    #[inline(always)]
+    fn lever(
+        scene: &Scene<'_>,
+        p: &Plane,
+        _o: &ContactOutput,
+        f: Vec3,
+        a: Piece,
+        b: Piece,
+    ) -> (Vec3, Vec3) {
+        let x1 = scene.pos[a.index()];
+        let x2 = scene.walls[scene.owner[b.index()].0 as usize].centre;
+        ((p.xc - x1).cross(f), (p.xc - x2).cross(f))
+    }
+
+    #[inline(always)]
+    fn add_end2(sums: &mut Sums<'_>, scene: &Scene<'_>, b: Piece, ap: &Applied, carry: u8) {
+        // A wall takes no timestep stiffness.
+        if carry >= CARRY_FORCE {
+            sums.wall(scene.owner[b.index()].0, ap.force, ap.torque2);
+        }
+    }
+
+    fn geometry(scene: &Scene<'_>, plane: &Plane, a: Piece, b: Piece) -> Geometry {
+        let (w, _) = scene.owner[b.index()];
+        Geometry {
+            gap: plane.gap,
+            r1: scene.radius[a.index()],
+            r2: None,
+            x1: scene.pos[a.index()],
+            x2: scene.walls[w as usize].centre,
+            xc: plane.xc,
+            frame: [plane.n, plane.s, plane.t],
+        }
+    }
+
+    fn refresh(scene: &Scene<'_>, plane: &mut Plane, a: Piece, b: Piece) {
+        let a = a.index();
+        let x = scene.pos[a];
+        let (wi, f) = scene.owner[b.index()];
+        let wall = &scene.walls[wi as usize];
+        let (xf, region) = wall.closest_point(f as usize, x);
+        plane.region = region.code();
+        let (n, gap, xc) =
+            contact::plane_ball_facet(x, scene.radius[a], xf, wall.normals[f as usize]);
+        plane.n = n;
+        plane.gap = gap;
+        plane.xc = xc;
+    }
+
+    /// A wall does not move under contact forces: the ball's own mass.
+    fn effective_mass(mass: &[f64], a: Piece, _b: Piece) -> f64 {
+        mass[a.index()]
+    }
+}

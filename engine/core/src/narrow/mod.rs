@@ -1,0 +1,233 @@
+//! The narrow phase of the contact pass: one kernel per pair kind
+//! ([`PairKernel`]) gives a contact's plane from its pieces, the motion of
+//! its second end, the lever arms of its force and where end2's share of
+//! the sums goes; the frame update and the relative-motion increments that
+//! make the model input are shared by every kind ([`resolve_one`]).
+//!
+//! Reads: piece kinematics, the wall stage's closest facet points.
+//! Writes: the contact plane and the model input.
+//! Invariants: n points from end1 to end2, n = s x t, gap < 0 is overlap.
+//! A kernel is chosen per lane before step 0 (see [`crate::lane`]), so the
+//! loops that call it hold no branch on the pair kind.
+
+use crate::body::{walls, BallsRef};
+use crate::contact::{self, Applied, EndMotion, Plane, Setup, ENGINE_BITS, RELEASED};
+use crate::inputs::Geometry;
+use crate::math::Vec3;
+use crate::piece::{PairKind, Piece};
+use crate::sim::*;
+use crate::sums::Sums;
+use crate::wall::Wall;
+use rayon::prelude::*;
+use talus_sdk::{ContactInput, ContactOutput, STATUS_ACTIVE, STATUS_INACTIVE};
+
+mod ball_ball;
+mod ball_facet;
+
+pub(crate) use ball_ball::BallBall;
+pub(crate) use ball_facet::BallFacet;
+
+/// What the kernels read of the bodies in one stage: the ball columns,
+/// the walls and each global facet's (wall, facet).
+#[derive(Clone, Copy)]
+pub(crate) struct Scene<'a> {
+    pub(crate) pos: &'a [Vec3],
+    pub(crate) vel: &'a [Vec3],
+    pub(crate) spin: &'a [Vec3],
+    pub(crate) radius: &'a [f64],
+    pub(crate) walls: &'a [Wall],
+    pub(crate) owner: &'a [(u32, u32)],
+}
+
+/// The plane of a contact as its kernel finds it, with end2's motion.
+pub(crate) struct Found {
+    pub(crate) n: Vec3,
+    pub(crate) gap: f64,
+    pub(crate) xc: Vec3,
+    pub(crate) end2: EndMotion,
+    /// Region code of a facet's contact point; 0 for other kinds.
+    pub(crate) region: u8,
+    /// The radius the model input gives for end2 (0 for a facet).
+    pub(crate) r2: f64,
+}
+
+/// The narrow phase of one pair kind. Every method is called in a loop
+/// over one lane's contacts, so it is inlined there: the lane's loop is
+/// monomorphic.
+pub(crate) trait PairKernel {
+    /// The pair kind the kernel resolves.
+    const PAIR: PairKind;
+
+    /// The contact plane of the contact between ball `a` (at `xa`, radius
+    /// `ra`) and piece `b`. With `released` (its model released it while
+    /// open), `None` when it is still apart: nothing changes for the model
+    /// then, and the plane is left as it was.
+    fn find(
+        scene: &Scene<'_>,
+        plane: &Plane,
+        xa: Vec3,
+        ra: f64,
+        b: Piece,
+        released: bool,
+    ) -> Option<Found>;
+
+    /// The moments of force `f` (global axes, on end2) about each end's
+    /// reference point, `(x_c - x_1) x f` and `(x_c - x_2) x f`.
+    fn lever(
+        scene: &Scene<'_>,
+        p: &Plane,
+        o: &ContactOutput,
+        f: Vec3,
+        a: Piece,
+        b: Piece,
+    ) -> (Vec3, Vec3);
+
+    /// Adds end2's share of what the contact applies, `carry` being the
+    /// contact's [`contact::ContactStore::carry`] code.
+    fn add_end2(sums: &mut Sums<'_>, scene: &Scene<'_>, b: Piece, ap: &Applied, carry: u8);
+
+    /// The geometry of a resolved contact, for the optional model inputs.
+    fn geometry(scene: &Scene<'_>, plane: &Plane, a: Piece, b: Piece) -> Geometry;
+
+    /// Brings the plane (location, normal, gap; region for facets) of an
+    /// open contact that the cycle skipped up to date.
+    fn refresh(scene: &Scene<'_>, plane: &mut Plane, a: Piece, b: Piece);
+
+    /// The effective inertial mass of a contact between ball `a` and `b`,
+    /// from the balls' masses (kg).
+    fn effective_mass(mass: &[f64], a: Piece, b: Piece) -> f64;
+}
+
+impl Simulation {
+    /// Brings the contact plane (location, normal, gap) of open contacts
+    /// that the cycle skipped up to date, for output. Frames of open
+    /// contacts of overlap-only models are not maintained (see
+    /// `docs/physics.md`).
+    pub(crate) fn refresh_open_contacts(&mut self) {
+        let balls = BallsRef::of(&self.world);
+        let walls = walls(&self.world);
+        let scene = Scene {
+            pos: &balls.pos,
+            vel: &balls.vel,
+            spin: &balls.spin,
+            radius: &balls.radius,
+            walls: &walls,
+            owner: &self.facet_owner,
+        };
+        for lane in self.models.iter_mut().flat_map(|m| &mut m.lanes) {
+            (lane.kernel.refresh)(&scene, &mut lane.store);
+        }
+    }
+}
+
+/// [`PairKernel::refresh`] over every released contact of a lane.
+pub(crate) fn refresh_lane<K: PairKernel>(scene: &Scene<'_>, st: &mut contact::ContactStore) {
+    st.plane
+        .par_iter_mut()
+        .zip(st.setup.par_iter())
+        .zip(st.end1.par_iter().zip(st.end2.par_iter()))
+        .with_min_len(contact::BATCH)
+        .for_each(|((plane, setup), (&a, &b))| {
+            if setup.flags & RELEASED != 0 {
+                K::refresh(scene, plane, a, b);
+            }
+        });
+}
+
+/// Resolves one contact of kind `K`: contact plane, frame and increments,
+/// written to `input`; returns false, leaving `input` alone, for an open
+/// contact its model has released.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn resolve_one<K: PairKernel>(
+    scene: &Scene<'_>,
+    plane: &mut Plane,
+    setup: &Setup,
+    a: Piece,
+    b: Piece,
+    dt: f64,
+    overlap_only: bool,
+    input: &mut ContactInput,
+) -> bool {
+    let a = a.index();
+    let ra = scene.radius[a];
+    let xa = scene.pos[a];
+    let released = overlap_only && setup.flags & RELEASED != 0;
+    let Some(found) = K::find(scene, plane, xa, ra, b, released) else {
+        return false;
+    };
+    let Found {
+        n,
+        gap,
+        xc,
+        end2,
+        region,
+        r2,
+    } = found;
+    plane.xc = xc;
+    plane.gap = gap;
+    plane.region = region;
+    let open = overlap_only && gap > 0.0;
+    *input = ContactInput {
+        gap,
+        mass: setup.mass,
+        radius: [ra, r2],
+        prop_set: setup.prop_set,
+        flags: setup.flags & !ENGINE_BITS,
+        ..Default::default()
+    };
+    if open {
+        plane.n = n;
+        plane.initialised = false;
+        return true;
+    }
+    let end1 = EndMotion {
+        x: xa,
+        v: scene.vel[a],
+        w: scene.spin[a],
+    };
+    contact::update_frame(plane, n, end1.w, end2.w, dt);
+    contact::increments(plane, &end1, &end2, dt, input);
+    true
+}
+
+/// Converts a model output to what a contact of kind `K` applies in global
+/// axes. Only active contacts carry force (sdk contract); could-be-active
+/// ones still report stiffness for the timestep.
+#[inline(always)]
+pub(crate) fn apply<K: PairKernel>(
+    scene: &Scene<'_>,
+    p: &Plane,
+    o: &ContactOutput,
+    a: Piece,
+    b: Piece,
+) -> Applied {
+    if o.status != STATUS_ACTIVE {
+        let stiffness = if o.status == STATUS_INACTIVE {
+            0.0
+        } else {
+            o.stiffness[0]
+        };
+        return Applied {
+            stiffness,
+            ..Default::default()
+        };
+    }
+    let f = p.n * o.force[0] + p.s * o.force[1] + p.t * o.force[2];
+    // Models without moments (most) spare the second rotation to global
+    // axes.
+    // (zero of either sign: the bits are zero once the sign is shifted out)
+    let [m0, m1, m2] = o.moment.map(f64::to_bits);
+    let mo = if (m0 | m1 | m2) << 1 == 0 {
+        Vec3::ZERO
+    } else {
+        p.n * o.moment[0] + p.s * o.moment[1] + p.t * o.moment[2]
+    };
+    let (torque1, torque2) = K::lever(scene, p, o, f, a, b);
+    Applied {
+        force: f,
+        torque1: -(torque1 + mo),
+        torque2: torque2 + mo,
+        stiffness: o.stiffness[0],
+    }
+}

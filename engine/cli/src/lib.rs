@@ -59,6 +59,8 @@ pub fn default_registry() -> Result<ModelRegistry> {
     let mut reg = ModelRegistry::new();
     reg.add_embedded(talus_plugin_linear::root_module())
         .map_err(|e| anyhow!("embedded plugin: {e}"))?;
+    reg.add_embedded(talus_plugin_volume::root_module())
+        .map_err(|e| anyhow!("embedded plugin: {e}"))?;
     Ok(reg)
 }
 

@@ -426,7 +426,14 @@ fn plugins_command_lists_embedded_and_loaded_models() {
     let o = talus(&["plugins", good.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let s = String::from_utf8_lossy(&o.stdout);
-    for w in ["linear", "kn", "N/m", "fs_s", "test_hooke", "copy"] {
+    let linear = ["linear", "kn", "N/m", "fs_s", "copy"];
+    let volume = [
+        "talus-plugin-volume",
+        "N/m^3",
+        "overlap_volume (m^3)",
+        "contact_area (m^2)",
+    ];
+    for w in linear.iter().chain(&volume).chain(&["test_hooke"]) {
         assert!(
             s.to_lowercase().contains(&w.to_lowercase()),
             "'{w}' missing from:\n{s}"

@@ -20,7 +20,8 @@
 //! [`support`] support mappings; [`gjk`] distance; [`epa`] penetration;
 //! [`closest`] ball–block closest point by traversal; [`overlap`] overlap
 //! polyhedron by duality and the fitted contact normal; [`cut`] plane cuts and
-//! the reduced contact; [`rounding`] erode/dilate and facet extrusion.
+//! the reduced contact; [`rounding`] erode/dilate and facet extrusion;
+//! [`shapes`] named and random block shapes and the principal frame.
 //!
 //! Conventions: a plane's inner side is `normal . x <= offset`; contact
 //! normals point from end1 (A) to end2 (B); a gap below zero is overlap.
@@ -35,6 +36,7 @@ pub mod mass;
 pub mod overlap;
 pub mod polyhedron;
 pub mod rounding;
+pub mod shapes;
 pub mod support;
 
 pub use closest::{
@@ -58,5 +60,9 @@ pub use polyhedron::{ConvexPolyhedron, Edge, Plane};
 pub use rounding::{
     contact_rounded, erode, extrude_facet, extrude_facet_away_from, RoundedContact,
     RoundedPolyhedron,
+};
+pub use shapes::{
+    box_block, octahedron_block, principal_frame, prism_block, random_block, tetrahedron_block,
+    PrincipalFrame, RandomBlock, Shape,
 };
 pub use support::{Posed, Sphere, SupportMap, Triangle};

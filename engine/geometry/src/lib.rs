@@ -21,7 +21,9 @@
 //! [`closest`] ball–block closest point by traversal; [`overlap`] overlap
 //! polyhedron by duality and the fitted contact normal; [`cut`] plane cuts and
 //! the reduced contact; [`rounding`] erode/dilate and facet extrusion;
-//! [`shapes`] named and random block shapes and the principal frame.
+//! [`shapes`] named and random block shapes and the principal frame;
+//! [`mesh`] blocks from OBJ/STL files, each object checked closed and
+//! convex.
 //!
 //! Conventions: a plane's inner side is `normal . x <= offset`; contact
 //! normals point from end1 (A) to end2 (B); a gap below zero is overlap.
@@ -33,6 +35,7 @@ pub mod error;
 pub mod gjk;
 pub mod hull;
 pub mod mass;
+pub mod mesh;
 pub mod overlap;
 pub mod polyhedron;
 pub mod rounding;
@@ -52,6 +55,10 @@ pub use error::GeometryError;
 pub use gjk::{gjk_distance, gjk_distance_with, GjkOptions, Proximity, Separation, Simplex};
 pub use hull::{convex_hull, convex_hull_with, Hull, HullOptions};
 pub use mass::{mass_properties, symmetric_eigen, MassProperties};
+pub use mesh::{
+    blocks_from_bytes, blocks_from_file, blocks_from_file_with, blocks_from_triangles, MeshBlock,
+    MeshError, MeshErrorKind, MeshFormat, MeshOptions,
+};
 pub use overlap::{
     contact_rblock_rblock_volume, fit_contact_plane, overlap_polyhedron, End, OverlapCache,
     OverlapFace, OverlapPolyhedron, VolumeContact,

@@ -29,6 +29,7 @@ mod motion;
 mod narrow;
 mod pass;
 pub mod piece;
+pub mod rigid;
 pub mod sim;
 pub mod snapshot;
 mod step;

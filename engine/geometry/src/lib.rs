@@ -20,7 +20,10 @@
 //! [`support`] support mappings; [`gjk`] distance; [`epa`] penetration;
 //! [`closest`] ball–block closest point by traversal; [`overlap`] overlap
 //! polyhedron by duality and the fitted contact normal; [`cut`] plane cuts and
-//! the reduced contact; [`rounding`] erode/dilate and facet extrusion.
+//! the reduced contact; [`rounding`] erode/dilate and facet extrusion;
+//! [`shapes`] named and random block shapes and the principal frame;
+//! [`mesh`] blocks from OBJ/STL files, each object checked closed and
+//! convex.
 //!
 //! Conventions: a plane's inner side is `normal . x <= offset`; contact
 //! normals point from end1 (A) to end2 (B); a gap below zero is overlap.
@@ -32,9 +35,11 @@ pub mod error;
 pub mod gjk;
 pub mod hull;
 pub mod mass;
+pub mod mesh;
 pub mod overlap;
 pub mod polyhedron;
 pub mod rounding;
+pub mod shapes;
 pub mod support;
 
 pub use closest::{
@@ -50,6 +55,10 @@ pub use error::GeometryError;
 pub use gjk::{gjk_distance, gjk_distance_with, GjkOptions, Proximity, Separation, Simplex};
 pub use hull::{convex_hull, convex_hull_with, Hull, HullOptions};
 pub use mass::{mass_properties, symmetric_eigen, MassProperties};
+pub use mesh::{
+    blocks_from_bytes, blocks_from_file, blocks_from_file_with, blocks_from_triangles, MeshBlock,
+    MeshError, MeshErrorKind, MeshFormat, MeshOptions,
+};
 pub use overlap::{
     contact_rblock_rblock_volume, fit_contact_plane, overlap_polyhedron, End, OverlapCache,
     OverlapFace, OverlapPolyhedron, VolumeContact,
@@ -58,5 +67,9 @@ pub use polyhedron::{ConvexPolyhedron, Edge, Plane};
 pub use rounding::{
     contact_rounded, erode, extrude_facet, extrude_facet_away_from, RoundedContact,
     RoundedPolyhedron,
+};
+pub use shapes::{
+    box_block, octahedron_block, principal_frame, prism_block, random_block, tetrahedron_block,
+    PrincipalFrame, RandomBlock, Shape,
 };
 pub use support::{Posed, Sphere, SupportMap, Triangle};

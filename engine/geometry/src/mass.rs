@@ -23,7 +23,7 @@
 //! Volume in m^3, inertia in m^5 (multiply by the density in kg/m^3 to get
 //! kg m^2).
 
-use glam::{DMat3, DVec3};
+use glam::{DMat3, DQuat, DVec3};
 
 /// Volume, centroid and inertia of a solid of unit density.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -49,6 +49,13 @@ impl MassProperties {
     /// Inertia tensor about the centroid for the given density [kg m^2].
     pub fn inertia_for_density(&self, density: f64) -> DMat3 {
         self.inertia * density
+    }
+
+    /// Rotation from the principal frame to the frame of the shape:
+    /// `principal_axes` as a unit quaternion (the axes form a right-handed
+    /// orthonormal basis, so this is a proper rotation).
+    pub fn principal_rotation(&self) -> DQuat {
+        DQuat::from_mat3(&self.principal_axes).normalize()
     }
 }
 

@@ -133,23 +133,25 @@ impl Simulation {
             return;
         }
         let threads = rayon::current_num_threads();
-        for lane in self.models.iter_mut().flat_map(|m| &mut m.lanes) {
-            let (st, plan) = (&mut lane.store, &lane.plan);
-            if sample {
-                let store = &*st;
-                let counts: Vec<u32> = (0..store.len().div_ceil(BATCH))
-                    .into_par_iter()
-                    .map(|c| {
-                        let slots = c * BATCH..((c + 1) * BATCH).min(store.len());
-                        let kinds = slots.map(|k| contact_kind(store, k));
-                        let changes = kinds.clone().zip(kinds.skip(1)).filter(|(a, b)| a != b);
-                        changes.count() as u32 * KIND_SAMPLE as u32
-                    })
-                    .collect();
-                st.note_switches(&counts);
+        for m in self.models.iter_mut() {
+            for (l, lane) in m.lanes.iter_mut().enumerate() {
+                let (st, owners) = (&mut lane.store, m.plan.owners(threads, l));
+                if sample {
+                    let store = &*st;
+                    let counts: Vec<u32> = (0..store.len().div_ceil(BATCH))
+                        .into_par_iter()
+                        .map(|c| {
+                            let slots = c * BATCH..((c + 1) * BATCH).min(store.len());
+                            let kinds = slots.map(|k| contact_kind(store, k));
+                            let changes = kinds.clone().zip(kinds.skip(1)).filter(|(a, b)| a != b);
+                            changes.count() as u32 * KIND_SAMPLE as u32
+                        })
+                        .collect();
+                    st.note_switches(&counts);
+                }
+                let due = st.regroup_due(always);
+                st.regroup_chunks(&due, owners, contact_kind);
             }
-            let due = st.regroup_due(always);
-            st.regroup_chunks(&due, plan.owners(threads), contact_kind);
         }
     }
 }

@@ -16,7 +16,6 @@
 
 use crate::contact::ContactStore;
 use crate::narrow::{self, BallBall, BallFacet, PairKernel, Scene};
-use crate::pass::segments::SegmentPlan;
 use crate::pass::{self, Chunk, ChunkPass, Scratch};
 use crate::piece::{PairKind, Piece};
 use crate::sums::Sums;
@@ -28,8 +27,6 @@ pub struct Lane {
     pair: PairKind,
     /// The lane's contacts.
     pub store: ContactStore,
-    /// The cut of the lane's contact pass into segments.
-    pub(crate) plan: SegmentPlan,
     /// A bit per slot, set anew by each step's wall logic: the contact is
     /// its ball's only overlapping facet contact, so it carries its load.
     /// The contact pass turns the bit into `CARRIED` as it visits the
@@ -46,7 +43,6 @@ impl Lane {
         Lane {
             pair,
             store: ContactStore::new(n_state),
-            plan: SegmentPlan::default(),
             lone: Vec::new(),
             kernel: &KERNELS[pair.index()],
         }

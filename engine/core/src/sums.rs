@@ -112,8 +112,9 @@ pub(crate) struct Deferred {
 }
 
 /// What the contacts of each chunk apply to the walls, summed in slot
-/// order within the chunk; the walls' totals add these up chunk by chunk,
-/// so that they do not depend on how the pass is cut into segments.
+/// order within the chunk; the walls' totals add these up lane by lane and
+/// chunk by chunk, so that they do not depend on how the pass is cut into
+/// segments.
 #[derive(Default)]
 pub(crate) struct WallPartials {
     /// The current chunk's sums per wall, and whether the wall is listed
@@ -123,14 +124,19 @@ pub(crate) struct WallPartials {
     pub(crate) touched: Vec<u32>,
     /// (wall, force, moment) per chunk and wall reached, chunk by chunk.
     pub(crate) partial: Vec<(u32, Vec3, Vec3)>,
+    /// Per lane, the end of its entries in `partial` (the lanes come in
+    /// order; a lane without chunks here ends where the one before did).
+    pub(crate) lane_end: Vec<usize>,
 }
 
 impl WallPartials {
-    pub(crate) fn start(&mut self, n_walls: usize) {
+    pub(crate) fn start(&mut self, n_walls: usize, n_lanes: usize) {
         self.acc.clear();
         self.acc.resize(n_walls, (Vec3::ZERO, Vec3::ZERO, false));
         self.touched.clear();
         self.partial.clear();
+        self.lane_end.clear();
+        self.lane_end.resize(n_lanes, 0);
     }
 
     #[inline]
@@ -152,6 +158,25 @@ impl WallPartials {
             *a = (Vec3::ZERO, Vec3::ZERO, false);
         }
         self.touched.clear();
+    }
+
+    /// Closes the chunks of lane `lane` (and of the lanes before it that
+    /// had none here).
+    pub(crate) fn end_lane(&mut self, lane: usize) {
+        let end = self.partial.len();
+        for e in &mut self.lane_end[lane..] {
+            *e = end;
+        }
+    }
+
+    /// The partial sums of lane `lane`'s chunks, chunk by chunk.
+    pub(crate) fn of_lane(&self, lane: usize) -> &[(u32, Vec3, Vec3)] {
+        let from = if lane == 0 {
+            0
+        } else {
+            self.lane_end[lane - 1]
+        };
+        &self.partial[from..self.lane_end[lane]]
     }
 }
 

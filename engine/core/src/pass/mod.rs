@@ -14,7 +14,7 @@ use crate::body::{walls, walls_mut, BallsMut};
 use crate::contact::{self, ContactStore, BATCH, CARRIED, CARRY_FORCE, CARRY_STIFFNESS, RELEASED};
 use crate::error::StepError;
 use crate::inputs;
-use crate::lane::Lane;
+use crate::lane::{Lane, RunChunk};
 use crate::math::Vec3;
 use crate::motion::*;
 use crate::narrow::*;
@@ -38,12 +38,14 @@ impl Simulation {
     ///
     /// # Determinism
     /// Every ball sums its contributions in (model, lane, slot) order. With
-    /// more than one thread, each lane's chunks are cut into consecutive
-    /// segments, one per thread ([`SegmentPlan`]). A segment adds directly
-    /// to the balls no other segment reaches; its contributions to the
-    /// others wait in lists by the thread part of their ball, and once all
-    /// segments are done each part adds its lists segment by segment. Walls
-    /// sum chunk by chunk ([`WallPartials`]). Every ball thus adds in the
+    /// more than one thread, a model's contacts are cut into segments, one
+    /// per thread, each a run of consecutive chunks of every lane
+    /// ([`SegmentPlan`]); a segment runs its lanes in order. A segment adds
+    /// directly to the balls no other segment reaches; its contributions to
+    /// the others wait in lists by lane and by the thread part of their
+    /// ball, and once all segments are done each part adds its lists lane
+    /// by lane, segment by segment. Walls sum lane by lane, chunk by chunk
+    /// ([`WallPartials`]). Every ball thus adds in the
     /// order of the serial pass, and the sums have the same bits for any
     /// thread count.
     pub(crate) fn resolve_and_forces(&mut self, dt: f64) -> Result<(), StepError> {
@@ -93,113 +95,140 @@ impl Simulation {
                 n_state,
                 skip_below,
             };
-            for lane in m.lanes.iter_mut().filter(|l| !l.store.is_empty()) {
+            // One segment per thread, two with more threads than CPUs
+            // (see `segments_per_thread`); each segment a run of chunks of
+            // every lane.
+            let lane_chunks: Vec<usize> = m
+                .lanes
+                .iter()
+                .map(|l| l.store.len().div_ceil(BATCH))
+                .collect();
+            let n_chunks: usize = lane_chunks.iter().sum();
+            if n_chunks == 0 {
+                continue;
+            }
+            let n_lanes = m.lanes.len();
+            let n_seg = if threads == 1 {
+                1
+            } else {
+                (segments_per_thread(threads) * threads)
+                    .min(n_chunks)
+                    .min(MAX_SEGMENTS)
+            }
+            .max(1);
+            if self.segments.len() < n_seg {
+                self.segments.resize_with(n_seg, Segment::default);
+            }
+            let plan = &mut m.plan;
+            if n_seg > 1 {
+                let stores: Vec<&ContactStore> = m.lanes.iter().map(|l| &l.store).collect();
+                if plan.n_seg != n_seg || plan.only.len() != n_balls || plan.stale(&stores, step) {
+                    plan.plan(&stores, n_seg, n_balls, step);
+                } else if stores.iter().any(|st| st.changed) {
+                    plan.update(&stores);
+                }
+            }
+            // Per lane, segment k holds chunks bounds[l][k]..bounds[l][k + 1].
+            let bounds: Vec<Vec<usize>> = if n_seg > 1 {
+                plan.bounds.clone()
+            } else {
+                lane_chunks.iter().map(|&n| vec![0, n]).collect()
+            };
+            let only = &plan.only[..];
+            // Each segment's work: per lane, its kernel, its first slot
+            // and its chunks.
+            let mut work: Vec<Vec<LaneWork<'_>>> = (0..n_seg).map(|_| Vec::new()).collect();
+            for (l, lane) in m.lanes.iter_mut().enumerate() {
                 let run = lane.kernel.run;
                 let Lane {
-                    store: st,
-                    plan,
-                    lone,
-                    ..
+                    store: st, lone, ..
                 } = lane;
-                // One segment per thread, two with more threads than CPUs
-                // (see `segments_per_thread`).
-                let n_chunks = st.len().div_ceil(BATCH);
-                let n_seg = if threads == 1 {
-                    1
-                } else {
-                    (segments_per_thread(threads) * threads)
-                        .min(n_chunks)
-                        .min(MAX_SEGMENTS)
-                }
-                .max(1);
-                if self.segments.len() < n_seg {
-                    self.segments.resize_with(n_seg, Segment::default);
-                }
-                // Segment k holds chunks bounds[k]..bounds[k + 1].
-                if n_seg > 1 {
-                    if plan.n_seg != n_seg || plan.only.len() != n_balls || plan.stale(st, step) {
-                        plan.plan(st, n_seg, n_balls, step);
-                    } else if st.changed {
-                        plan.update(st);
-                    }
-                }
                 st.changed = false;
                 st.arrived.clear();
-                let bounds: Vec<usize> = if n_seg > 1 {
-                    plan.bounds.clone()
-                } else {
-                    vec![0, n_chunks]
-                };
-                let only = &plan.only[..];
                 // Sized by the wall logic in facet lanes; every chunk needs
                 // its words.
-                lone.resize(n_chunks * LONE_WORDS, 0);
+                lone.resize(lane_chunks[l] * LONE_WORDS, 0);
                 let (chunks, _, _) = st.chunks(lone);
-                let mut groups: Vec<Vec<Chunk<'_>>> = Vec::with_capacity(n_seg);
                 let mut rest = chunks.into_iter();
-                for k in 0..n_seg {
-                    groups.push(rest.by_ref().take(bounds[k + 1] - bounds[k]).collect());
-                }
-                let jobs: Vec<_> = groups
-                    .into_iter()
-                    .zip(self.segments.iter_mut())
-                    .enumerate()
-                    .map(|(k, (group, seg))| (k, group, seg))
-                    .collect();
-                let run_segment = |(k, group, seg): SegmentJob<'_, '_>| {
-                    let Segment {
-                        scratch,
-                        deferred,
-                        walls,
-                        check,
-                    } = seg;
-                    deferred.resize_with(parts.len() - 1, Vec::new);
-                    for d in deferred.iter_mut() {
-                        d.clear();
+                for (k, w) in work.iter_mut().enumerate() {
+                    let (from, to) = (bounds[l][k], bounds[l][k + 1]);
+                    let chunks: Vec<Chunk<'_>> = rest.by_ref().take(to - from).collect();
+                    if !chunks.is_empty() {
+                        w.push(LaneWork {
+                            lane: l,
+                            run,
+                            start: from * BATCH,
+                            chunks,
+                        });
                     }
-                    walls.start(n_walls);
-                    let start = bounds[k] * BATCH;
+                }
+            }
+            let jobs: Vec<_> = work
+                .into_iter()
+                .zip(self.segments.iter_mut())
+                .enumerate()
+                .map(|(k, (work, seg))| (k, work, seg))
+                .collect();
+            let n_parts = parts.len() - 1;
+            let run_segment = |(k, work, seg): SegmentJob<'_, '_>| {
+                let Segment {
+                    scratch,
+                    deferred,
+                    walls,
+                    check,
+                } = seg;
+                deferred.resize_with(n_lanes * n_parts, Vec::new);
+                for d in deferred.iter_mut() {
+                    d.clear();
+                }
+                walls.start(n_walls, n_lanes);
+                *check = Vec3::ZERO;
+                for w in work {
                     let mut sums = Sums {
                         columns,
                         walls,
                         only: (n_seg > 1).then_some((only, k as u8)),
                         parts,
-                        deferred,
+                        deferred: &mut deferred[w.lane * n_parts..(w.lane + 1) * n_parts],
                         check: Vec3::ZERO,
                     };
-                    for (c, chunk) in group.into_iter().enumerate() {
-                        let r = run(&pass, chunk, scratch, &mut sums);
+                    for (c, chunk) in w.chunks.into_iter().enumerate() {
+                        let r = (w.run)(&pass, chunk, scratch, &mut sums);
                         sums.walls.end_chunk();
                         if let Err((i, message)) = r {
-                            return Some((start + c * BATCH + i, message));
+                            return Some((w.lane, w.start + c * BATCH + i, message));
                         }
                     }
-                    *check = sums.check;
-                    None
-                };
-                let failure = if n_seg == 1 {
-                    jobs.into_iter().map(run_segment).next().flatten()
-                } else {
-                    let failures = team::map(jobs, |_, job| run_segment(job));
-                    failures.into_iter().flatten().next()
-                };
-                if let Some((k, message)) = failure {
-                    return Err(StepError::Model {
-                        model: m.name.clone(),
-                        contact: st.id[k.min(st.len() - 1)],
-                        step,
-                        message,
-                    });
+                    *check += sums.check;
+                    walls.end_lane(w.lane);
                 }
-                let segments = &self.segments[..n_seg];
-                self.sums_suspect |= !segments.iter().all(|seg| seg.check.is_finite());
-                if n_seg > 1 {
-                    add_held(segments, parts, columns);
-                }
-                // Every wall's sums chunk by chunk, the same on any thread
-                // count.
+                None
+            };
+            let failure = if n_seg == 1 {
+                jobs.into_iter().map(run_segment).next().flatten()
+            } else {
+                let failures = team::map(jobs, |_, job| run_segment(job));
+                failures.into_iter().flatten().next()
+            };
+            if let Some((l, k, message)) = failure {
+                let st = &m.lanes[l].store;
+                return Err(StepError::Model {
+                    model: m.name.clone(),
+                    contact: st.id[k.min(st.len() - 1)],
+                    step,
+                    message,
+                });
+            }
+            let segments = &self.segments[..n_seg];
+            self.sums_suspect |= !segments.iter().all(|seg| seg.check.is_finite());
+            if n_seg > 1 {
+                add_held(segments, n_lanes, n_parts, columns);
+            }
+            // Every wall's sums lane by lane, chunk by chunk: the same on
+            // any thread count.
+            for l in 0..n_lanes {
                 for seg in segments {
-                    for &(w, force, moment) in &seg.walls.partial {
+                    for &(w, force, moment) in seg.walls.of_lane(l) {
                         let s = &mut wall_sums[w as usize];
                         s.0 += force;
                         s.1 += moment;
@@ -226,15 +255,20 @@ impl Simulation {
     }
 }
 
-/// The contributions the segments of a lane held back, each thread part
-/// those of its balls, segment by segment: in slot order for every ball.
-fn add_held(segments: &[Segment], parts: &[u32], columns: Columns<'_>) {
+/// The contributions the segments held back, each thread part those of
+/// its balls, lane by lane and in each lane segment by segment: in (lane,
+/// slot) order for every ball.
+fn add_held(segments: &[Segment], n_lanes: usize, n_parts: usize, columns: Columns<'_>) {
     let held = |p: usize| {
-        for seg in segments {
-            for d in &seg.deferred[p] {
-                // SAFETY: the segments have finished, and part `p` alone
-                // holds ball `d.target`.
-                unsafe { columns.add(d.target as usize, d.end, d.force, d.torque, d.stiffness) };
+        for l in 0..n_lanes {
+            for seg in segments {
+                for d in &seg.deferred[l * n_parts + p] {
+                    // SAFETY: the segments have finished, and part `p`
+                    // alone holds ball `d.target`.
+                    unsafe {
+                        columns.add(d.target as usize, d.end, d.force, d.torque, d.stiffness)
+                    };
+                }
             }
         }
     };
@@ -243,9 +277,9 @@ fn add_held(segments: &[Segment], parts: &[u32], columns: Columns<'_>) {
         .map(|s| s.deferred.iter().map(Vec::len).sum::<usize>())
         .sum();
     if n_held < PARALLEL_HELD {
-        (0..parts.len() - 1).for_each(held);
+        (0..n_parts).for_each(held);
     } else {
-        team::map((0..parts.len() - 1).collect(), |_, p| held(p));
+        team::map((0..n_parts).collect(), |_, p| held(p));
     }
 }
 
@@ -253,16 +287,25 @@ fn add_held(segments: &[Segment], parts: &[u32], columns: Columns<'_>) {
 #[derive(Default)]
 pub(crate) struct Segment {
     pub(crate) scratch: Scratch,
-    /// Held-back contributions by the thread part of their ball (see
-    /// [`ball_parts`]), in slot order.
+    /// Held-back contributions by lane and thread part of their ball
+    /// (`lane * parts + part`, see [`ball_parts`]), in slot order.
     pub(crate) deferred: Vec<Vec<Deferred>>,
     pub(crate) walls: WallPartials,
     /// [`Sums::check`] of the segment's last pass.
     pub(crate) check: Vec3,
 }
 
-/// One segment's work: its index, its chunks and its buffers.
-pub(crate) type SegmentJob<'c, 's> = (usize, Vec<Chunk<'c>>, &'s mut Segment);
+/// One segment's work: its index, its chunks of each lane and its buffers.
+pub(crate) type SegmentJob<'c, 's> = (usize, Vec<LaneWork<'c>>, &'s mut Segment);
+
+/// The chunks of one lane in one segment, with the lane's kernel.
+pub(crate) struct LaneWork<'c> {
+    pub(crate) lane: usize,
+    pub(crate) run: RunChunk,
+    /// The lane slot of the first chunk's first contact.
+    pub(crate) start: usize,
+    pub(crate) chunks: Vec<Chunk<'c>>,
+}
 
 /// Words of a lane's `lone` bits per chunk.
 pub(crate) const LONE_WORDS: usize = BATCH / 64;

@@ -49,9 +49,15 @@ pub(crate) const SHARED: u8 = u8::MAX - 1;
 /// [`SegmentPlan::only`] of a ball that no segment reaches.
 pub(crate) const UNTOUCHED: u8 = u8::MAX;
 
-/// The segments of one lane's contact pass and, for each ball, the one
-/// segment that has contacts with it; re-planned only when contacts come
-/// or go or the number of segments changes.
+/// The segments of one model's contact pass, each a run of consecutive
+/// chunks of every lane, and for each ball the one segment that has
+/// contacts with it; re-planned only when contacts come or go or the
+/// number of segments changes.
+///
+/// The lane with the most contacts (the lead) is cut to equal work; the
+/// other lanes are cut where their first ends reach the balls at which the
+/// lead's segments begin, so that a ball's contacts of every lane tend to
+/// fall in one segment, whose thread then adds all of them directly.
 #[derive(Clone, Default)]
 pub(crate) struct SegmentPlan {
     /// Per ball: the only segment that reaches it, which adds to its sums
@@ -59,8 +65,9 @@ pub(crate) struct SegmentPlan {
     /// the ball) or [`UNTOUCHED`].
     pub(crate) only: Vec<u8>,
     pub(crate) n_seg: usize,
-    /// Segment k holds chunks `bounds[k]..bounds[k + 1]`.
-    pub(crate) bounds: Vec<usize>,
+    /// Per lane: segment k holds chunks `bounds[l][k]..bounds[l][k + 1]`
+    /// of lane `l` (none, in a lane with few chunks).
+    pub(crate) bounds: Vec<Vec<usize>>,
     /// Per segment, a bit per ball: whether the segment has a contact
     /// with it (scratch of `plan`).
     pub(crate) touched: Vec<Vec<u64>>,
@@ -80,13 +87,29 @@ pub(crate) const REPLAN_STEPS: u64 = 64;
 pub(crate) const BUSY_WEIGHT: usize = 16;
 
 impl SegmentPlan {
-    /// Cuts `store` into `n_seg` segments of whole chunks and about equal
-    /// work (busy contacts weigh [`BUSY_WEIGHT`] idle ones), and finds for
+    /// Cuts the lanes `stores` of a model into `n_seg` segments: the lead
+    /// (the largest store) into runs of whole chunks of about equal work
+    /// (busy contacts weigh [`BUSY_WEIGHT`] idle ones, every segment at
+    /// least one chunk when there are enough), the others where their
+    /// chunks' first ends reach the lead's segment balls; then finds for
     /// each ball whether one segment reaches it or more. The cut decides
     /// only which contributions wait, never the order of any sum.
-    pub(crate) fn plan(&mut self, store: &ContactStore, n_seg: usize, n_balls: usize, step: u64) {
+    pub(crate) fn plan(
+        &mut self,
+        stores: &[&ContactStore],
+        n_seg: usize,
+        n_balls: usize,
+        step: u64,
+    ) {
         self.planned_at = step;
         self.arrivals = 0;
+        self.n_seg = n_seg;
+        self.bounds.resize_with(stores.len(), Vec::new);
+        let lead = (0..stores.len()).max_by_key(|&l| (stores[l].len(), usize::MAX - l));
+        let Some(lead) = lead else {
+            return;
+        };
+        let store = stores[lead];
         let weights = team::map(store.setup.chunks(BATCH).collect(), |_, c| {
             let idle = c.iter().filter(|s| s.flags & RELEASED != 0).count();
             c.len() + (c.len() - idle) * (BUSY_WEIGHT - 1)
@@ -100,17 +123,49 @@ impl SegmentPlan {
             }))
             .collect();
         let total = before[n_chunks];
-        self.bounds.clear();
-        self.bounds.push(0);
+        let bounds = &mut self.bounds[lead];
+        bounds.clear();
+        bounds.push(0);
         for k in 1..n_seg {
             // The first chunk boundary with k / n_seg of the work before
-            // it, keeping at least one chunk in every segment.
+            // it, keeping at least one chunk in every segment if it can.
             let at = before.partition_point(|&w| w * n_seg < k * total);
-            let lo = self.bounds[k - 1] + 1;
-            self.bounds.push(at.clamp(lo, n_chunks - (n_seg - k)));
+            let prev = bounds[k - 1];
+            let at = if n_chunks >= n_seg {
+                at.clamp(prev + 1, n_chunks - (n_seg - k))
+            } else {
+                at.clamp(prev, n_chunks)
+            };
+            bounds.push(at);
         }
-        self.bounds.push(n_chunks);
-        self.n_seg = n_seg;
+        bounds.push(n_chunks);
+        // The first ball of each segment of the lead, then the other
+        // lanes' cuts where their chunks' first ends reach it.
+        let first_end = |st: &ContactStore, c: usize| st.end1[c * BATCH].index();
+        let splits: Vec<usize> = bounds[1..n_seg]
+            .iter()
+            .map(|&c| {
+                if c < n_chunks {
+                    first_end(store, c)
+                } else {
+                    usize::MAX
+                }
+            })
+            .collect();
+        for (l, st) in stores.iter().enumerate().filter(|&(l, _)| l != lead) {
+            let n_chunks = st.len().div_ceil(BATCH);
+            let bounds = &mut self.bounds[l];
+            bounds.clear();
+            bounds.push(0);
+            for &split in &splits {
+                let prev = *bounds.last().unwrap();
+                let at = (prev..n_chunks)
+                    .find(|&c| first_end(st, c) >= split)
+                    .unwrap_or(n_chunks);
+                bounds.push(at);
+            }
+            bounds.push(n_chunks);
+        }
         // The balls each segment touches, the segments in parallel; then
         // each ball's segment, the balls in parallel.
         let bounds = &self.bounds;
@@ -119,13 +174,15 @@ impl SegmentPlan {
         team::map(touched.iter_mut().collect(), |k, bits| {
             bits.clear();
             bits.resize(n_balls.div_ceil(64), 0);
-            let slots = bounds[k] * BATCH..(bounds[k + 1] * BATCH).min(store.len());
-            for (&a, &b) in store.end1[slots.clone()].iter().zip(&store.end2[slots]) {
-                let a = a.index();
-                bits[a / 64] |= 1 << (a % 64);
-                if b.is_ball() {
-                    let b = b.index();
-                    bits[b / 64] |= 1 << (b % 64);
+            for (st, b) in stores.iter().zip(bounds) {
+                let slots = (b[k] * BATCH).min(st.len())..(b[k + 1] * BATCH).min(st.len());
+                for (&a, &b) in st.end1[slots.clone()].iter().zip(&st.end2[slots]) {
+                    let a = a.index();
+                    bits[a / 64] |= 1 << (a % 64);
+                    if b.is_ball() {
+                        let b = b.index();
+                        bits[b / 64] |= 1 << (b % 64);
+                    }
                 }
             }
         });
@@ -146,11 +203,12 @@ impl SegmentPlan {
         });
     }
 
-    /// The first chunk of each thread's segment and the number of chunks,
-    /// when the plan has one segment per thread of `threads`.
-    pub(crate) fn owners(&self, threads: usize) -> Option<&[usize]> {
-        (threads > 1 && self.n_seg == threads && self.bounds.len() == threads + 1)
-            .then_some(&self.bounds[..])
+    /// The first chunk of each thread's segment in lane `lane` and the
+    /// number of its chunks, when the plan has one segment per thread of
+    /// `threads`.
+    pub(crate) fn owners(&self, threads: usize, lane: usize) -> Option<&[usize]> {
+        let bounds = self.bounds.get(lane)?;
+        (threads > 1 && self.n_seg == threads && bounds.len() == threads + 1).then_some(&bounds[..])
     }
 
     /// Brings the plan up to date after contacts were added and removed,
@@ -159,27 +217,29 @@ impl SegmentPlan {
     /// becomes shared. A ball stays shared until the next plan even if
     /// one of its segments lost its contacts with it: its contributions
     /// wait, and are added in slot order all the same.
-    pub(crate) fn update(&mut self, store: &ContactStore) {
-        let n_chunks = store.len().div_ceil(BATCH);
-        for b in &mut self.bounds {
-            *b = (*b).min(n_chunks);
-        }
-        self.bounds[self.n_seg] = n_chunks;
-        self.arrivals += store.arrived.len();
-        for &slot in &store.arrived {
-            let slot = slot as usize;
-            if slot >= store.len() {
-                continue; // removed again since
+    pub(crate) fn update(&mut self, stores: &[&ContactStore]) {
+        for (st, bounds) in stores.iter().zip(&mut self.bounds) {
+            let n_chunks = st.len().div_ceil(BATCH);
+            for b in bounds.iter_mut() {
+                *b = (*b).min(n_chunks);
             }
-            let chunk = slot / BATCH;
-            let k = self.bounds.partition_point(|&b| b <= chunk) - 1;
-            for end in [store.end1[slot], store.end2[slot]] {
-                if end.is_ball() {
-                    let f = &mut self.only[end.index()];
-                    if *f == UNTOUCHED {
-                        *f = k as u8;
-                    } else if *f != k as u8 {
-                        *f = SHARED;
+            bounds[self.n_seg] = n_chunks;
+            self.arrivals += st.arrived.len();
+            for &slot in &st.arrived {
+                let slot = slot as usize;
+                if slot >= st.len() {
+                    continue; // removed again since
+                }
+                let chunk = slot / BATCH;
+                let k = bounds.partition_point(|&b| b <= chunk) - 1;
+                for end in [st.end1[slot], st.end2[slot]] {
+                    if end.is_ball() {
+                        let f = &mut self.only[end.index()];
+                        if *f == UNTOUCHED {
+                            *f = k as u8;
+                        } else if *f != k as u8 {
+                            *f = SHARED;
+                        }
                     }
                 }
             }
@@ -189,9 +249,10 @@ impl SegmentPlan {
     /// Whether the segments are due for a new cut: the work drifts as
     /// contacts come, go, touch and part, so the plan is made anew every
     /// [`REPLAN_STEPS`] steps, or once the contacts that arrived in a slot
-    /// since the last plan make an eighth of the store.
-    pub(crate) fn stale(&self, store: &ContactStore, step: u64) -> bool {
-        step >= self.planned_at + REPLAN_STEPS
-            || (self.arrivals + store.arrived.len()) * 8 > store.len()
+    /// since the last plan make an eighth of the lanes'.
+    pub(crate) fn stale(&self, stores: &[&ContactStore], step: u64) -> bool {
+        let arrived: usize = stores.iter().map(|st| st.arrived.len()).sum();
+        let len: usize = stores.iter().map(|st| st.len()).sum();
+        step >= self.planned_at + REPLAN_STEPS || (self.arrivals + arrived) * 8 > len
     }
 }

@@ -11,6 +11,7 @@ use crate::contact::{ContactStore, CARRY_FORCE};
 use crate::error::SetupError;
 use crate::lane::Lane;
 use crate::math::Vec3;
+use crate::pass::segments::SegmentPlan;
 use crate::pass::*;
 use crate::piece::{PairKind, Piece};
 use crate::step::*;
@@ -60,6 +61,9 @@ pub struct ModelRuntime {
     /// The model's contacts, one lane per pair kind in [`PairKind::ALL`]
     /// order (see [`crate::lane`]).
     pub lanes: Vec<Lane>,
+    /// The cut of the model's contact pass into segments, across its
+    /// lanes.
+    pub(crate) plan: SegmentPlan,
 }
 
 impl ModelRuntime {
@@ -270,6 +274,7 @@ impl Simulation {
                 .iter()
                 .map(|&p| Lane::new(p, n_state))
                 .collect(),
+            plan: SegmentPlan::default(),
         });
         self.models.len() - 1
     }

@@ -414,22 +414,64 @@ fn segmented_sums_have_the_bits_of_the_serial_pass() {
 /// Per ball, by a walk through the slots of each segment: the only
 /// segment that reaches it, [`SHARED`] or [`UNTOUCHED`].
 fn reach(st: &ContactStore, bounds: &[usize], n_balls: usize) -> Vec<u8> {
+    reach_lanes(&[st], &[bounds.to_vec()], n_balls)
+}
+
+/// Each ball's segment by a walk through the slots of every lane.
+fn reach_lanes(stores: &[&ContactStore], bounds: &[Vec<usize>], n_balls: usize) -> Vec<u8> {
     let mut want = vec![UNTOUCHED; n_balls];
-    for k in 0..bounds.len() - 1 {
-        for slot in bounds[k] * BATCH..(bounds[k + 1] * BATCH).min(st.len()) {
-            for end in [st.end1[slot], st.end2[slot]] {
-                if end.is_ball() {
-                    let w = &mut want[end.index()];
-                    *w = if *w == UNTOUCHED || *w == k as u8 {
-                        k as u8
-                    } else {
-                        SHARED
-                    };
+    for (st, bounds) in stores.iter().zip(bounds) {
+        for k in 0..bounds.len() - 1 {
+            for slot in bounds[k] * BATCH..(bounds[k + 1] * BATCH).min(st.len()) {
+                for end in [st.end1[slot], st.end2[slot]] {
+                    if end.is_ball() {
+                        let w = &mut want[end.index()];
+                        *w = if *w == UNTOUCHED || *w == k as u8 {
+                            k as u8
+                        } else {
+                            SHARED
+                        };
+                    }
                 }
             }
         }
     }
     want
+}
+
+#[test]
+fn the_lanes_of_a_model_are_cut_at_the_same_balls() {
+    // A ball-ball lane of 6 chunks (ball k at slots 8 k to 8 k + 7) and a
+    // facet lane of 3 chunks holding the first half of those balls the
+    // same way: the facet lane is cut where its first ends reach the
+    // ball-ball lane's cut, so a ball inside a segment has all its
+    // contacts there and is added directly.
+    let n_balls = 6 * BATCH / 8 + 2;
+    let mut pairs = ContactStore::new(1);
+    for slot in 0..6 * BATCH as u32 {
+        pairs.push(0, Piece::ball(slot / 8), Piece::ball(slot / 8 + 1), 0, 1.0);
+    }
+    let mut facets = ContactStore::new(1);
+    for slot in 0..3 * BATCH as u32 {
+        facets.push(0, Piece::ball(slot / 8), Piece::facet(0), 0, 1.0);
+    }
+    let mut plan = SegmentPlan::default();
+    for (n_seg, facet_cut) in [(2, vec![0, 3, 3]), (3, vec![0, 2, 3, 3])] {
+        plan.plan(&[&pairs, &facets], n_seg, n_balls, 0);
+        let b = &plan.bounds;
+        assert_eq!(b[0], (0..=n_seg).map(|k| k * 6 / n_seg).collect::<Vec<_>>());
+        assert_eq!(b[1], facet_cut);
+        let want = reach_lanes(&[&pairs, &facets], b, n_balls);
+        assert_eq!(plan.only, want, "{n_seg} segments");
+        // Only the balls at the cuts are shared.
+        let shared = want.iter().filter(|&&w| w == SHARED).count();
+        assert_eq!(shared, n_seg - 1, "{n_seg} segments");
+    }
+    // A lane the lead's cut leaves nothing of goes to the first segment.
+    let mut late = ContactStore::new(1);
+    late.push(0, Piece::ball(0), Piece::facet(0), 0, 1.0);
+    plan.plan(&[&pairs, &late], 3, n_balls, 0);
+    assert_eq!(plan.bounds[1], [0, 1, 1, 1]);
 }
 
 #[test]
@@ -458,8 +500,8 @@ fn an_updated_plan_lets_no_two_segments_add_to_one_ball() {
         st.push(0, Piece::ball(slot / 8), Piece::ball(slot / 8 + 1), 0, 1.0);
     }
     let mut plan = SegmentPlan::default();
-    plan.plan(&st, 3, n_balls, 0);
-    assert_eq!(plan.only, reach(&st, &plan.bounds, n_balls));
+    plan.plan(&[&st], 3, n_balls, 0);
+    assert_eq!(plan.only, reach(&st, &plan.bounds[0], n_balls));
     st.arrived.clear();
     let (mut direct, mut became_shared) = (false, false);
     for round in 0..40 {
@@ -470,9 +512,9 @@ fn an_updated_plan_lets_no_two_segments_add_to_one_ball() {
             let slot = rng.random_range(0..st.len());
             st.swap_remove(slot);
         }
-        plan.update(&st);
+        plan.update(&[&st]);
         st.arrived.clear();
-        let b = &plan.bounds;
+        let b = &plan.bounds[0];
         assert!(b[0] == 0 && b[3] == st.len().div_ceil(BATCH));
         assert!(b.windows(2).all(|w| w[0] <= w[1]), "round {round}: {b:?}");
         for (ball, (&want, &only)) in reach(&st, b, n_balls).iter().zip(&plan.only).enumerate() {
@@ -510,19 +552,19 @@ fn segments_are_cut_to_equal_work() {
     let mut plan = SegmentPlan::default();
     // Work 4 x 16 + 4 x 1 chunk-units; half of it lies after the first
     // three chunks (48 of 68 before the fourth).
-    plan.plan(&st, 2, 101, 0);
-    assert_eq!(plan.bounds, [0, 3, 8]);
-    plan.plan(&st, 4, 101, 0);
-    assert_eq!(plan.bounds, [0, 2, 3, 4, 8]);
+    plan.plan(&[&st], 2, 101, 0);
+    assert_eq!(plan.bounds[0], [0, 3, 8]);
+    plan.plan(&[&st], 4, 101, 0);
+    assert_eq!(plan.bounds[0], [0, 2, 3, 4, 8]);
     // As many segments as chunks: one chunk each, whatever the work.
-    plan.plan(&st, 8, 101, 0);
-    assert_eq!(plan.bounds, (0..=8).collect::<Vec<_>>());
+    plan.plan(&[&st], 8, 101, 0);
+    assert_eq!(plan.bounds[0], (0..=8).collect::<Vec<_>>());
     // Equal chunks, equal segments.
     for s in &mut st.setup {
         s.flags &= !RELEASED;
     }
-    plan.plan(&st, 4, 101, 0);
-    assert_eq!(plan.bounds, [0, 2, 4, 6, 8]);
+    plan.plan(&[&st], 4, 101, 0);
+    assert_eq!(plan.bounds[0], [0, 2, 4, 6, 8]);
     // Ball 0 is end1 of slot 0 and of slots 100, 200, ... in later
     // segments.
     assert_eq!(plan.only[0], SHARED);
@@ -543,8 +585,8 @@ fn segments_are_cut_to_equal_work() {
         st.push(slot as u64, Piece::ball(k), other, 0, 1.0);
     }
     for n_seg in [1, 2, 3] {
-        plan.plan(&st, n_seg, n_balls, 0);
-        let want = reach(&st, &plan.bounds, n_balls);
+        plan.plan(&[&st], n_seg, n_balls, 0);
+        let want = reach(&st, &plan.bounds[0], n_balls);
         assert_eq!(plan.only, want, "{n_seg} segments");
         assert!((0..n_seg as u8).all(|k| want.contains(&k)) && want.contains(&UNTOUCHED));
         assert_eq!(want.contains(&SHARED), n_seg > 1);

@@ -33,8 +33,9 @@ impl Simulation {
         let mut overlapping = Vec::with_capacity(self.models.len());
         let threads = rayon::current_num_threads();
         for m in self.models.iter_mut() {
-            let lane = &mut m.lanes[PairKind::BallFacet.index()];
-            let (st, plan) = (&mut lane.store, &lane.plan);
+            let facet_lane = PairKind::BallFacet.index();
+            let owners = m.plan.owners(threads, facet_lane);
+            let st = &mut m.lanes[facet_lane].store;
             if st.is_empty() {
                 overlapping.push(Vec::new());
                 continue;
@@ -44,7 +45,7 @@ impl Simulation {
             // Each thread the chunks of its segment of the contact pass.
             let chunks: Vec<_> = chunks.collect();
             let all: Vec<usize> = (0..chunks.len()).collect();
-            let cuts = plan.owners(threads).map(|o| contact::item_cuts(o, &all));
+            let cuts = owners.map(|o| contact::item_cuts(o, &all));
             let lists: Vec<Vec<(u32, bool)>> = team::map_cut(
                 chunks,
                 cuts.as_deref(),

@@ -122,7 +122,8 @@ impl Simulation {
             let plan = &mut m.plan;
             if n_seg > 1 {
                 let stores: Vec<&ContactStore> = m.lanes.iter().map(|l| &l.store).collect();
-                if plan.n_seg != n_seg || plan.only.len() != n_balls || plan.stale(&stores, step) {
+                let sized = plan.only.first().is_some_and(|o| o.len() == n_balls);
+                if plan.n_seg != n_seg || !sized || plan.stale(&stores, step) {
                     plan.plan(&stores, n_seg, n_balls, step);
                 } else if stores.iter().any(|st| st.changed) {
                     plan.update(&stores);
@@ -134,7 +135,7 @@ impl Simulation {
             } else {
                 lane_chunks.iter().map(|&n| vec![0, n]).collect()
             };
-            let only = &plan.only[..];
+            let only = &plan.only;
             // Each segment's work: per lane, its kernel, its first slot
             // and its chunks.
             let mut work: Vec<Vec<LaneWork<'_>>> = (0..n_seg).map(|_| Vec::new()).collect();
@@ -187,7 +188,7 @@ impl Simulation {
                     let mut sums = Sums {
                         columns,
                         walls,
-                        only: (n_seg > 1).then_some((only, k as u8)),
+                        only: (n_seg > 1).then(|| (&only[w.lane][..], k as u8)),
                         parts,
                         deferred: &mut deferred[w.lane * n_parts..(w.lane + 1) * n_parts],
                         check: Vec3::ZERO,

@@ -50,26 +50,35 @@ pub(crate) const SHARED: u8 = u8::MAX - 1;
 pub(crate) const UNTOUCHED: u8 = u8::MAX;
 
 /// The segments of one model's contact pass, each a run of consecutive
-/// chunks of every lane, and for each ball the one segment that has
-/// contacts with it; re-planned only when contacts come or go or the
-/// number of segments changes.
+/// chunks of every lane, and for each ball and lane whether one segment
+/// adds the lane's contributions to the ball directly; re-planned only when
+/// contacts come or go or the number of segments changes.
 ///
 /// The lane with the most contacts (the lead) is cut to equal work; the
-/// other lanes are cut where their first ends reach the balls at which the
-/// lead's segments begin, so that a ball's contacts of every lane tend to
-/// fall in one segment, whose thread then adds all of them directly.
+/// other lanes are cut at the chunk boundary nearest to where their first
+/// ends reach the balls at which the lead's segments begin, so that a
+/// ball's contacts of every lane tend to fall in one segment, whose thread
+/// then adds all of them directly.
+///
+/// A segment runs its lanes in order during the pass, and the held-back
+/// contributions are added after it, lane by lane. So a ball may take a
+/// lane's contributions directly only if that lane's contacts with it are
+/// all in one segment `k`, and so are those of every lane before (or
+/// there are none): from the first lane that breaks this on, all of its
+/// contributions wait. Every ball then adds in (lane, slot) order.
 #[derive(Clone, Default)]
 pub(crate) struct SegmentPlan {
-    /// Per ball: the only segment that reaches it, which adds to its sums
-    /// directly, or [`SHARED`] (every segment holds back what it adds to
-    /// the ball) or [`UNTOUCHED`].
-    pub(crate) only: Vec<u8>,
+    /// Per lane, per ball: the only segment that adds the lane's
+    /// contributions to the ball directly, or [`SHARED`] (they are held
+    /// back) or [`UNTOUCHED`] (no segment reaches it in this lane or any
+    /// lane before).
+    pub(crate) only: Vec<Vec<u8>>,
     pub(crate) n_seg: usize,
     /// Per lane: segment k holds chunks `bounds[l][k]..bounds[l][k + 1]`
     /// of lane `l` (none, in a lane with few chunks).
     pub(crate) bounds: Vec<Vec<usize>>,
-    /// Per segment, a bit per ball: whether the segment has a contact
-    /// with it (scratch of `plan`).
+    /// Per lane and segment (`lane * n_seg + k`), a bit per ball: whether
+    /// the segment has a contact of the lane with it (scratch of `plan`).
     pub(crate) touched: Vec<Vec<u64>>,
     /// The step of the last plan, and the contacts that arrived in a slot
     /// since (see [`SegmentPlan::stale`]).
@@ -159,46 +168,72 @@ impl SegmentPlan {
             bounds.push(0);
             for &split in &splits {
                 let prev = *bounds.last().unwrap();
-                let at = (prev..n_chunks)
+                let mut at = (prev..n_chunks)
                     .find(|&c| first_end(st, c) >= split)
                     .unwrap_or(n_chunks);
+                // The chunk before holds contacts on both sides of the
+                // split ball: it goes to the side that has more of them.
+                if at > prev {
+                    let slots = (at - 1) * BATCH..(at * BATCH).min(st.len());
+                    let after = st.end1[slots.clone()].iter().filter(|a| a.index() >= split);
+                    if 2 * after.count() > slots.len() {
+                        at -= 1;
+                    }
+                }
                 bounds.push(at);
             }
             bounds.push(n_chunks);
         }
-        // The balls each segment touches, the segments in parallel; then
-        // each ball's segment, the balls in parallel.
+        // The balls each segment touches in each lane, in parallel; then
+        // each ball's segment per lane, the balls in parallel.
         let bounds = &self.bounds;
-        self.touched.resize_with(n_seg, Vec::new);
-        let touched = &mut self.touched[..n_seg];
-        team::map(touched.iter_mut().collect(), |k, bits| {
+        let n_lanes = stores.len();
+        self.touched.resize_with(n_lanes * n_seg, Vec::new);
+        let touched = &mut self.touched[..n_lanes * n_seg];
+        team::map(touched.iter_mut().collect(), |i, bits| {
+            let (st, b, k) = (stores[i / n_seg], &bounds[i / n_seg], i % n_seg);
             bits.clear();
             bits.resize(n_balls.div_ceil(64), 0);
-            for (st, b) in stores.iter().zip(bounds) {
-                let slots = (b[k] * BATCH).min(st.len())..(b[k + 1] * BATCH).min(st.len());
-                for (&a, &b) in st.end1[slots.clone()].iter().zip(&st.end2[slots]) {
-                    let a = a.index();
-                    bits[a / 64] |= 1 << (a % 64);
-                    if b.is_ball() {
-                        let b = b.index();
-                        bits[b / 64] |= 1 << (b % 64);
-                    }
+            let slots = (b[k] * BATCH).min(st.len())..(b[k + 1] * BATCH).min(st.len());
+            for (&a, &b) in st.end1[slots.clone()].iter().zip(&st.end2[slots]) {
+                let a = a.index();
+                bits[a / 64] |= 1 << (a % 64);
+                if b.is_ball() {
+                    let b = b.index();
+                    bits[b / 64] |= 1 << (b % 64);
                 }
             }
         });
-        let touched = &self.touched[..n_seg];
-        self.only.resize(n_balls, UNTOUCHED);
+        let touched = &self.touched[..n_lanes * n_seg];
+        self.only.resize_with(n_lanes, Vec::new);
+        for only in &mut self.only {
+            only.resize(n_balls, UNTOUCHED);
+        }
         let block = ball_block(n_balls);
-        team::map(self.only.chunks_mut(block).collect(), |c, only| {
-            for (j, f) in only.iter_mut().enumerate() {
+        let mut columns: Vec<std::slice::ChunksMut<'_, u8>> =
+            self.only.iter_mut().map(|o| o.chunks_mut(block)).collect();
+        let blocks: Vec<Vec<&mut [u8]>> = (0..n_balls.div_ceil(block).max(1))
+            .map(|_| columns.iter_mut().filter_map(|c| c.next()).collect())
+            .collect();
+        team::map(blocks, |c, mut only| {
+            for j in 0..only.first().map_or(0, |o| o.len()) {
                 let i = c * block + j;
                 let by = |bits: &Vec<u64>| bits[i / 64] & (1 << (i % 64)) != 0;
-                let mut reach = touched.iter().enumerate().filter(|(_, b)| by(b));
-                *f = match (reach.next(), reach.next()) {
-                    (None, _) => UNTOUCHED,
-                    (Some((k, _)), None) => k as u8,
-                    (Some(_), Some(_)) => SHARED,
-                };
+                // The ball's segment so far, UNTOUCHED before any, SHARED
+                // from the first lane that breaks it.
+                let mut seg = UNTOUCHED;
+                for (l, lane) in only.iter_mut().enumerate() {
+                    if seg != SHARED {
+                        let lane_bits = &touched[l * n_seg..(l + 1) * n_seg];
+                        let mut reach = lane_bits.iter().enumerate().filter(|(_, b)| by(b));
+                        seg = match (reach.next(), reach.next()) {
+                            (None, _) => seg,
+                            (Some((k, _)), None) if seg == UNTOUCHED || seg == k as u8 => k as u8,
+                            _ => SHARED,
+                        };
+                    }
+                    lane[j] = seg;
+                }
             }
         });
     }
@@ -218,7 +253,7 @@ impl SegmentPlan {
     /// one of its segments lost its contacts with it: its contributions
     /// wait, and are added in slot order all the same.
     pub(crate) fn update(&mut self, stores: &[&ContactStore]) {
-        for (st, bounds) in stores.iter().zip(&mut self.bounds) {
+        for (l, (st, bounds)) in stores.iter().zip(&mut self.bounds).enumerate() {
             let n_chunks = st.len().div_ceil(BATCH);
             for b in bounds.iter_mut() {
                 *b = (*b).min(n_chunks);
@@ -231,14 +266,18 @@ impl SegmentPlan {
                     continue; // removed again since
                 }
                 let chunk = slot / BATCH;
-                let k = bounds.partition_point(|&b| b <= chunk) - 1;
+                let k = (bounds.partition_point(|&b| b <= chunk) - 1) as u8;
                 for end in [st.end1[slot], st.end2[slot]] {
                     if end.is_ball() {
-                        let f = &mut self.only[end.index()];
-                        if *f == UNTOUCHED {
-                            *f = k as u8;
-                        } else if *f != k as u8 {
-                            *f = SHARED;
+                        // The ball's running segment, in this lane and
+                        // every one after it, now includes segment k.
+                        for only in &mut self.only[l..] {
+                            let o = &mut only[end.index()];
+                            *o = match *o {
+                                UNTOUCHED => k,
+                                o if o == k => k,
+                                _ => SHARED,
+                            };
                         }
                     }
                 }

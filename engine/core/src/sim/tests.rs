@@ -414,12 +414,15 @@ fn segmented_sums_have_the_bits_of_the_serial_pass() {
 /// Per ball, by a walk through the slots of each segment: the only
 /// segment that reaches it, [`SHARED`] or [`UNTOUCHED`].
 fn reach(st: &ContactStore, bounds: &[usize], n_balls: usize) -> Vec<u8> {
-    reach_lanes(&[st], &[bounds.to_vec()], n_balls)
+    reach_lanes(&[st], &[bounds.to_vec()], n_balls).remove(0)
 }
 
-/// Each ball's segment by a walk through the slots of every lane.
-fn reach_lanes(stores: &[&ContactStore], bounds: &[Vec<usize>], n_balls: usize) -> Vec<u8> {
+/// Per lane, each ball's running segment by a walk through the slots of
+/// that lane and every lane before it: the one segment that has all of
+/// them, [`SHARED`] if several do, [`UNTOUCHED`] if none.
+fn reach_lanes(stores: &[&ContactStore], bounds: &[Vec<usize>], n_balls: usize) -> Vec<Vec<u8>> {
     let mut want = vec![UNTOUCHED; n_balls];
+    let mut lanes = Vec::new();
     for (st, bounds) in stores.iter().zip(bounds) {
         for k in 0..bounds.len() - 1 {
             for slot in bounds[k] * BATCH..(bounds[k + 1] * BATCH).min(st.len()) {
@@ -435,8 +438,9 @@ fn reach_lanes(stores: &[&ContactStore], bounds: &[Vec<usize>], n_balls: usize) 
                 }
             }
         }
+        lanes.push(want.clone());
     }
-    want
+    lanes
 }
 
 #[test]
@@ -464,7 +468,7 @@ fn the_lanes_of_a_model_are_cut_at_the_same_balls() {
         let want = reach_lanes(&[&pairs, &facets], b, n_balls);
         assert_eq!(plan.only, want, "{n_seg} segments");
         // Only the balls at the cuts are shared.
-        let shared = want.iter().filter(|&&w| w == SHARED).count();
+        let shared = want[1].iter().filter(|&&w| w == SHARED).count();
         assert_eq!(shared, n_seg - 1, "{n_seg} segments");
     }
     // A lane the lead's cut leaves nothing of goes to the first segment.
@@ -483,51 +487,70 @@ fn an_updated_plan_lets_no_two_segments_add_to_one_ball() {
     use rand::{Rng, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
     let n_balls = 4 * BATCH / 8 + 1;
-    let mut st = ContactStore::new(1);
-    let push = |st: &mut ContactStore, rng: &mut rand_chacha::ChaCha8Rng| {
+    // Two lanes: ball-ball contacts, and facet contacts of the same balls.
+    let mut lanes = [ContactStore::new(1), ContactStore::new(1)];
+    let push = |lanes: &mut [ContactStore; 2], rng: &mut rand_chacha::ChaCha8Rng| {
         let a = Piece::ball(rng.random_range(0..n_balls as u32));
-        let b = if rng.random_bool(0.2) {
-            Piece::facet(1)
+        if rng.random_bool(0.2) {
+            lanes[1].push(0, a, Piece::facet(1), 0, 1.0);
         } else {
-            Piece::ball(rng.random_range(0..n_balls as u32))
-        };
-        st.push(0, a, b, 0, 1.0);
+            let b = Piece::ball(rng.random_range(0..n_balls as u32));
+            lanes[0].push(0, a, b, 0, 1.0);
+        }
     };
-    // At first ball k is met only around slot 8 k, so the first
-    // segments of the balls differ; contacts added later have any balls
-    // and move into early slots as others are removed.
+    // At first ball k is met only around slot 8 k (and slot 2 k of the
+    // facet lane), so the first segments of the balls differ; contacts
+    // added later have any balls and move into early slots as others are
+    // removed.
     for slot in 0..4 * BATCH as u32 {
-        st.push(0, Piece::ball(slot / 8), Piece::ball(slot / 8 + 1), 0, 1.0);
+        lanes[0].push(0, Piece::ball(slot / 8), Piece::ball(slot / 8 + 1), 0, 1.0);
+    }
+    for slot in 0..BATCH as u32 {
+        lanes[1].push(0, Piece::ball(slot / 2), Piece::facet(0), 0, 1.0);
     }
     let mut plan = SegmentPlan::default();
-    plan.plan(&[&st], 3, n_balls, 0);
-    assert_eq!(plan.only, reach(&st, &plan.bounds[0], n_balls));
-    st.arrived.clear();
+    plan.plan(&[&lanes[0], &lanes[1]], 3, n_balls, 0);
+    assert_eq!(
+        plan.only,
+        reach_lanes(&[&lanes[0], &lanes[1]], &plan.bounds, n_balls)
+    );
+    for st in &mut lanes {
+        st.arrived.clear();
+    }
     let (mut direct, mut became_shared) = (false, false);
     for round in 0..40 {
         for _ in 0..rng.random_range(0..300) {
-            push(&mut st, &mut rng);
+            push(&mut lanes, &mut rng);
         }
         for _ in 0..rng.random_range(0..400) {
-            let slot = rng.random_range(0..st.len());
-            st.swap_remove(slot);
-        }
-        plan.update(&[&st]);
-        st.arrived.clear();
-        let b = &plan.bounds[0];
-        assert!(b[0] == 0 && b[3] == st.len().div_ceil(BATCH));
-        assert!(b.windows(2).all(|w| w[0] <= w[1]), "round {round}: {b:?}");
-        for (ball, (&want, &only)) in reach(&st, b, n_balls).iter().zip(&plan.only).enumerate() {
-            match want {
-                UNTOUCHED => {}
-                SHARED => assert_eq!(only, SHARED, "round {round}: ball {ball}"),
-                k => assert!(
-                    only == k || only == SHARED,
-                    "round {round}: ball {ball} in {k} only, marked {only}"
-                ),
+            let st = &mut lanes[rng.random_range(0..2)];
+            if !st.is_empty() {
+                let slot = rng.random_range(0..st.len());
+                st.swap_remove(slot);
             }
-            direct |= want < SHARED && only == want;
-            became_shared |= want < SHARED && only == SHARED;
+        }
+        plan.update(&[&lanes[0], &lanes[1]]);
+        for (st, b) in lanes.iter().zip(&plan.bounds) {
+            assert!(b[0] == 0 && b[3] == st.len().div_ceil(BATCH));
+            assert!(b.windows(2).all(|w| w[0] <= w[1]), "round {round}: {b:?}");
+        }
+        let want = reach_lanes(&[&lanes[0], &lanes[1]], &plan.bounds, n_balls);
+        for st in &mut lanes {
+            st.arrived.clear();
+        }
+        for (l, (want, only)) in want.iter().zip(&plan.only).enumerate() {
+            for (ball, (&want, &only)) in want.iter().zip(only).enumerate() {
+                match want {
+                    UNTOUCHED => {}
+                    SHARED => assert_eq!(only, SHARED, "round {round}: lane {l} ball {ball}"),
+                    k => assert!(
+                        only == k || only == SHARED,
+                        "round {round}: lane {l} ball {ball} in {k} only, marked {only}"
+                    ),
+                }
+                direct |= want < SHARED && only == want;
+                became_shared |= want < SHARED && only == SHARED;
+            }
         }
     }
     assert!(direct && became_shared);
@@ -567,7 +590,7 @@ fn segments_are_cut_to_equal_work() {
     assert_eq!(plan.bounds[0], [0, 2, 4, 6, 8]);
     // Ball 0 is end1 of slot 0 and of slots 100, 200, ... in later
     // segments.
-    assert_eq!(plan.only[0], SHARED);
+    assert_eq!(plan.only[0][0], SHARED);
     // Every ball's segment, against a walk through the slots: ball
     // 300 + s / 9 is end1 of slot s, and ball 17 higher end2 of every
     // odd slot (a facet of the even ones), so every segment has balls
@@ -587,7 +610,7 @@ fn segments_are_cut_to_equal_work() {
     for n_seg in [1, 2, 3] {
         plan.plan(&[&st], n_seg, n_balls, 0);
         let want = reach(&st, &plan.bounds[0], n_balls);
-        assert_eq!(plan.only, want, "{n_seg} segments");
+        assert_eq!(plan.only[0], want, "{n_seg} segments");
         assert!((0..n_seg as u8).all(|k| want.contains(&k)) && want.contains(&UNTOUCHED));
         assert_eq!(want.contains(&SHARED), n_seg > 1);
     }

@@ -8,7 +8,7 @@
 //! schema, the one `docs/output.md` lists. Nothing here knows how the core
 //! stores contacts or numbers bodies: the ids come with the rows.
 
-use talus_core::snapshot::{BodyKind, ContactRow};
+use talus_core::snapshot::ContactRow;
 use talus_core::{Snapshot, Vec3};
 use talus_output::{Column, Field, Frame};
 
@@ -139,13 +139,6 @@ fn step_and_time(snap: &Snapshot<'_>, n: usize) -> Frame {
             "simulated time",
             Column::F64(vec![snap.time(); n]),
         )
-}
-
-/// The `kind` label of a body.
-fn body_kind(kind: BodyKind) -> &'static str {
-    match kind {
-        BodyKind::Ball => "ball",
-    }
 }
 
 impl Recorder {
@@ -306,7 +299,7 @@ impl Recorder {
         let mut vectors = Vec3Columns::with_capacity(n);
         for b in snap.bodies() {
             id.push(b.id);
-            kind.push(body_kind(b.kind).to_string());
+            kind.push(b.kind.name().to_string());
             group.push(b.group.to_string());
             radius.push(b.radius);
             mass.push(b.mass);

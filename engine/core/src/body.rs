@@ -17,7 +17,9 @@
 //! archetype to loop over (see `docs/architecture.md`).
 
 use crate::balls::{BallInit, Fixity};
-use crate::math::Vec3;
+use crate::block::BlockInit;
+use crate::math::{Quat, Vec3};
+use crate::rigid::PrincipalInertia;
 use crate::wall::Wall;
 use bytemuck::TransparentWrapper;
 use hecs::{Archetype, ArchetypeColumn, ArchetypeColumnMut, World};
@@ -75,6 +77,25 @@ columns! {
     Damping(f64);
     /// Degrees of freedom held fixed.
     Fixed(Fixity);
+    /// Rotation from a rigid body's principal frame to the world, at whole
+    /// steps (unit quaternion).
+    Orientation(Quat);
+    /// Angular momentum of a rigid body in world axes, at half steps
+    /// (kg m^2/s).
+    AngularMomentum(Vec3);
+    /// Index of a block's shape in the simulation's shape table.
+    ShapeId(u32);
+}
+
+/// Principal moments of inertia of a rigid body and what its rotation
+/// derives from them.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RotInertia(pub PrincipalInertia);
+// SAFETY: `RotInertia` is `repr(transparent)` over `PrincipalInertia`.
+unsafe impl TransparentWrapper<PrincipalInertia> for RotInertia {}
+impl BodyColumn for RotInertia {
+    type Value = PrincipalInertia;
 }
 
 /// A wall: its facets, motion and load.
@@ -133,6 +154,58 @@ impl BallBundle {
             group: Group(b.group),
             damping: Damping(b.damping),
             fixity: Fixed(b.fixity),
+        }
+    }
+}
+
+/// Marker of the block archetype: convex polyhedral rigid bodies.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Block;
+
+/// Everything a block is made of; every block is spawned with exactly
+/// this.
+#[derive(hecs::Bundle)]
+pub struct BlockBundle {
+    block: Block,
+    pos: Position,
+    vel: Velocity,
+    spin: Spin,
+    orientation: Orientation,
+    momentum: AngularMomentum,
+    inertia: RotInertia,
+    mass: Mass,
+    inv_mass: InvMass,
+    force: Force,
+    moment: Moment,
+    stiffness: Stiffness,
+    group: Group,
+    damping: Damping,
+    fixity: Fixed,
+    shape: ShapeId,
+}
+
+impl BlockBundle {
+    /// The components of a block of `mass` (kg) and principal moments
+    /// `inertia`; its angular momentum follows from the initial spin.
+    pub fn new(b: &BlockInit, mass: f64, inertia: PrincipalInertia) -> BlockBundle {
+        let q = b.orientation.normalize();
+        BlockBundle {
+            block: Block,
+            pos: Position(b.pos),
+            vel: Velocity(b.velocity),
+            spin: Spin(b.spin),
+            orientation: Orientation(q),
+            momentum: AngularMomentum(inertia.momentum(q, b.spin)),
+            inertia: RotInertia(inertia),
+            mass: Mass(mass),
+            inv_mass: InvMass(1.0 / mass),
+            force: Force(Vec3::ZERO),
+            moment: Moment(Vec3::ZERO),
+            stiffness: Stiffness(0.0),
+            group: Group(b.group),
+            damping: Damping(b.damping),
+            fixity: Fixed(b.fixity),
+            shape: ShapeId(b.shape),
         }
     }
 }
@@ -305,6 +378,109 @@ ball_view!(
     /// Every ball's columns, borrowed exclusively from the world (each
     /// column separately, so a stage can hold several at once).
     BallsMut,
+    ColMut,
+    col_mut
+);
+
+macro_rules! block_view {
+    ($(#[$doc:meta])* $view:ident, $col:ident, $get:ident) => {
+        $(#[$doc])*
+        pub struct $view<'w> {
+            /// Centroid (m).
+            pub pos: $col<'w, Position>,
+            /// Velocity (m/s), half step.
+            pub vel: $col<'w, Velocity>,
+            /// Mean angular velocity over the last step (rad/s).
+            pub spin: $col<'w, Spin>,
+            /// Principal frame to world, whole step.
+            pub orientation: $col<'w, Orientation>,
+            /// Angular momentum in world axes (kg m^2/s), half step.
+            pub momentum: $col<'w, AngularMomentum>,
+            /// Principal moments of inertia.
+            pub inertia: $col<'w, RotInertia>,
+            /// Mass (kg).
+            pub mass: $col<'w, Mass>,
+            /// 1 / mass (1/kg).
+            pub inv_mass: $col<'w, InvMass>,
+            /// Resultant contact force of the last cycle (N).
+            pub force: $col<'w, Force>,
+            /// Resultant contact moment about the centroid (N m).
+            pub moment: $col<'w, Moment>,
+            /// Timestep stiffness sum of the last cycle (N/m).
+            pub stiffness: $col<'w, Stiffness>,
+            /// Group id.
+            pub group: $col<'w, Group>,
+            /// Local damping coefficient.
+            pub damping: $col<'w, Damping>,
+            /// Fixed degrees of freedom.
+            pub fixity: $col<'w, Fixed>,
+            /// Shape index.
+            pub shape: $col<'w, ShapeId>,
+        }
+
+        impl<'w> $view<'w> {
+            /// The columns of the block archetype of `world`.
+            ///
+            /// # Panics
+            /// If a column is borrowed elsewhere in a conflicting way.
+            pub fn of(world: &'w World) -> Self {
+                let a = archetype_of::<Block>(world);
+                $view {
+                    pos: $get(a),
+                    vel: $get(a),
+                    spin: $get(a),
+                    orientation: $get(a),
+                    momentum: $get(a),
+                    inertia: $get(a),
+                    mass: $get(a),
+                    inv_mass: $get(a),
+                    force: $get(a),
+                    moment: $get(a),
+                    stiffness: $get(a),
+                    group: $get(a),
+                    damping: $get(a),
+                    fixity: $get(a),
+                    shape: $get(a),
+                }
+            }
+
+            /// Number of blocks.
+            pub fn len(&self) -> usize {
+                self.pos.len()
+            }
+
+            /// Whether there are no blocks.
+            pub fn is_empty(&self) -> bool {
+                self.pos.is_empty()
+            }
+
+            /// Total kinetic energy, translational plus rotational (J).
+            pub fn kinetic_energy(&self) -> f64 {
+                (0..self.len())
+                    .map(|i| {
+                        0.5 * self.mass[i] * self.vel[i].length_squared()
+                            + self.inertia[i].kinetic_energy(self.orientation[i], self.momentum[i])
+                    })
+                    .sum()
+            }
+
+            /// Total linear momentum (kg m/s).
+            pub fn momentum_sum(&self) -> Vec3 {
+                (0..self.len()).map(|i| self.vel[i] * self.mass[i]).sum()
+            }
+        }
+    };
+}
+
+block_view!(
+    /// Every block's columns, borrowed shared from the world.
+    BlocksRef,
+    Col,
+    col
+);
+block_view!(
+    /// Every block's columns, borrowed exclusively from the world.
+    BlocksMut,
     ColMut,
     col_mut
 );

@@ -22,6 +22,22 @@ pub enum SetupError {
         /// What is wrong.
         message: String,
     },
+    /// A block is invalid.
+    #[error("block {id}: {message}")]
+    Block {
+        /// Block id.
+        id: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// A block shape is invalid.
+    #[error("shape '{shape}': {message}")]
+    Shape {
+        /// Shape name.
+        shape: String,
+        /// What is wrong.
+        message: String,
+    },
     /// Two groups that can touch have no contact model.
     #[error("no contact model is assigned to groups '{0}' and '{1}'; add a [[models]] entry with groups = [\"{0}\", \"{1}\"]")]
     MissingPairing(String, String),
@@ -59,6 +75,16 @@ pub enum StepError {
     NonFinite {
         /// Ball id.
         ball: u64,
+        /// Which quantity.
+        what: &'static str,
+        /// Step number.
+        step: u64,
+    },
+    /// A block's state became NaN or infinite.
+    #[error("block {block} has a non-finite {what} at step {step}")]
+    NonFiniteBlock {
+        /// Block id.
+        block: u64,
         /// Which quantity.
         what: &'static str,
         /// Step number.

@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 pub mod balls;
+pub mod block;
 pub mod body;
 pub mod cellspace;
 pub mod contact;
@@ -40,6 +41,7 @@ pub mod wall;
 pub mod wall_logic;
 
 pub use balls::{BallInit, Fixity};
+pub use block::{BlockInit, BlockShape};
 pub use body::{BallsMut, BallsRef};
 pub use contact::BATCH;
 pub use error::{SetupError, StepError};

@@ -6,10 +6,11 @@
 //! pass; flags the balls that left their cell extent for re-binning.
 //! Invariant: velocities live at half steps, positions at whole steps.
 
-use crate::body::BallsMut;
+use crate::body::{BallsMut, BlocksMut};
 use crate::cellspace::{self};
 use crate::error::StepError;
 use crate::math::Vec3;
+use crate::rigid::{mean_spin, RigidRotation};
 use crate::sim::*;
 use crate::team::{self};
 
@@ -134,6 +135,73 @@ impl Simulation {
             });
         }
         Ok(())
+    }
+}
+
+impl Simulation {
+    /// Law of motion of the blocks: the translation as for balls (local
+    /// damping per component, gravity, fixity per axis), the rotation by
+    /// [`RigidRotation::step`] (world angular momentum at half steps, the
+    /// free rotation split into exact turns, which keeps a free block's
+    /// angular momentum and is time-reversible). The spin recorded is the
+    /// mean angular velocity over the step, which reproduces the change
+    /// of pose exactly and is what contact kinematics use.
+    pub(crate) fn block_motion(&mut self, dt: f64) -> Result<(), StepError> {
+        let g = self.settings.gravity;
+        let mut b = BlocksMut::of(&self.world);
+        let n = b.len();
+        if n == 0 {
+            return Ok(());
+        }
+        let (pos, vel, spin, q, l) = (
+            &mut b.pos[..n],
+            &mut b.vel[..n],
+            &mut b.spin[..n],
+            &mut b.orientation[..n],
+            &mut b.momentum[..n],
+        );
+        let (force, moment, stiffness) =
+            (&mut b.force[..n], &mut b.moment[..n], &mut b.stiffness[..n]);
+        let (im, inertia, damping, fixity) = (
+            &b.inv_mass[..n],
+            &b.inertia[..n],
+            &b.damping[..n],
+            &b.fixity[..n],
+        );
+        let mut bad = None;
+        for i in 0..n {
+            let (a, fix) = (damping[i], fixity[i]);
+            let acc = force[i] * im[i] + g;
+            let mut vn = vel[i];
+            for k in 0..3 {
+                if !fix.fixed(k) {
+                    vn[k] += (acc[k] - a * acc[k].abs() * sign(vn[k])) * dt;
+                }
+            }
+            let mut rot = RigidRotation {
+                orientation: q[i],
+                momentum: l[i],
+            };
+            rot.step(&inertia[i], moment[i], a, fix.fixed(3), dt);
+            spin[i] = mean_spin(q[i], rot.orientation, dt);
+            (q[i], l[i]) = (rot.orientation, rot.momentum);
+            (force[i], moment[i], stiffness[i]) = (Vec3::ZERO, Vec3::ZERO, 0.0);
+            pos[i] += vn * dt;
+            vel[i] = vn;
+            let finite =
+                pos[i].is_finite() && vn.is_finite() && q[i].is_finite() && l[i].is_finite();
+            if !finite && bad.is_none() {
+                bad = Some(i);
+            }
+        }
+        match bad {
+            Some(i) => Err(StepError::NonFiniteBlock {
+                block: i as u64 + 1,
+                what: "position, velocity or orientation",
+                step: self.step,
+            }),
+            None => Ok(()),
+        }
     }
 }
 

@@ -13,9 +13,10 @@
 //! its ends. A snapshot borrows the simulation, so no cycle runs while one
 //! is alive.
 
-use crate::body::{BallsRef, Col, WallBody};
+use crate::block::BlockShape;
+use crate::body::{BallsRef, BlocksRef, Col, WallBody};
 use crate::geometry::Region;
-use crate::math::Vec3;
+use crate::math::{Quat, Vec3};
 use crate::piece::PairKind;
 use crate::sim::{ModelRuntime, Simulation};
 use talus_sdk::STATUS_ACTIVE;
@@ -119,19 +120,38 @@ pub struct ContactRow<'a> {
 pub enum BodyKind {
     /// A ball.
     Ball,
+    /// A convex polyhedral rigid block.
+    Block,
+}
+
+impl BodyKind {
+    /// The name used in output and messages.
+    pub const fn name(self) -> &'static str {
+        match self {
+            BodyKind::Ball => "ball",
+            BodyKind::Block => "block",
+        }
+    }
 }
 
 /// One body as it stands after the last cycle.
 #[derive(Clone, Copy, Debug)]
 pub struct BodyRow<'a> {
-    /// Body id (a ball's: from 1, in creation order).
+    /// Body id, from 1 in creation order within its kind.
     pub id: u64,
     /// The body's kind.
     pub kind: BodyKind,
     /// Name of the body's group.
     pub group: &'a str,
-    /// Radius (m).
+    /// Radius (m): a ball's, or the bounding radius of a block's shape
+    /// about its centroid.
     pub radius: f64,
+    /// Rotation from the body frame to the world (a block's principal
+    /// frame; the identity for a ball, whose spin is not integrated into
+    /// an orientation).
+    pub orientation: Quat,
+    /// A block's shape index (see [`Snapshot::shapes`]).
+    pub shape: Option<u32>,
     /// Mass (kg).
     pub mass: f64,
     /// Centre (m).
@@ -204,6 +224,7 @@ impl<'a> ModelInfo<'a> {
 pub struct Snapshot<'a> {
     sim: &'a Simulation,
     balls: BallsRef<'a>,
+    blocks: BlocksRef<'a>,
     walls: Col<'a, WallBody>,
 }
 
@@ -221,6 +242,7 @@ impl Simulation {
         Snapshot {
             sim,
             balls: sim.balls(),
+            blocks: sim.blocks(),
             walls: sim.walls(),
         }
     }
@@ -313,28 +335,53 @@ impl<'a> Snapshot<'a> {
 
     /// Number of bodies.
     pub fn n_bodies(&self) -> usize {
-        self.balls.len()
+        self.balls.len() + self.blocks.len()
     }
 
-    /// Every body, balls in index order.
+    /// The block shapes, by index, each in its principal frame: a block's
+    /// vertex `v` sits at `orientation * v + centre` in the world.
+    pub fn shapes(&self) -> &[BlockShape] {
+        self.sim.shapes()
+    }
+
+    /// Every body: balls in index order, then blocks in index order.
     pub fn bodies(&self) -> impl ExactSizeIterator<Item = BodyRow<'_>> + '_ {
         let b = &self.balls;
         let groups = self.sim.group_names();
         let (group, radius, mass) = (&*b.group, &*b.radius, &*b.mass);
         let (pos, vel, spin) = (&*b.pos, &*b.vel, &*b.spin);
         let (force, moment) = (&*b.force, &*b.moment);
-        (0..b.len()).map(move |i| BodyRow {
+        let balls = (0..b.len()).map(move |i| BodyRow {
             id: ball_id(i),
             kind: BodyKind::Ball,
             group: &groups[group[i] as usize],
             radius: radius[i],
+            orientation: Quat::IDENTITY,
+            shape: None,
             mass: mass[i],
             pos: pos[i],
             vel: vel[i],
             spin: spin[i],
             force: force[i],
             moment: moment[i],
-        })
+        });
+        let k = &self.blocks;
+        let shapes = self.sim.shapes();
+        let blocks = (0..k.len()).map(move |i| BodyRow {
+            id: i as u64 + 1,
+            kind: BodyKind::Block,
+            group: &groups[k.group[i] as usize],
+            radius: shapes[k.shape[i] as usize].radius,
+            orientation: k.orientation[i],
+            shape: Some(k.shape[i]),
+            mass: k.mass[i],
+            pos: k.pos[i],
+            vel: k.vel[i],
+            spin: k.spin[i],
+            force: k.force[i],
+            moment: k.moment[i],
+        });
+        Exact(balls.chain(blocks), b.len() + k.len())
     }
 
     /// Number of walls.
@@ -361,6 +408,26 @@ impl<'a> Snapshot<'a> {
 fn ball_id(index: usize) -> u64 {
     index as u64 + 1
 }
+
+/// An iterator with the length it is known to have (a chain of two exact
+/// ones is not `ExactSizeIterator` in std).
+struct Exact<I>(I, usize);
+
+impl<I: Iterator> Iterator for Exact<I> {
+    type Item = I::Item;
+    fn next(&mut self) -> Option<I::Item> {
+        let item = self.0.next();
+        if item.is_some() {
+            self.1 -= 1;
+        }
+        item
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.1, Some(self.1))
+    }
+}
+
+impl<I: Iterator> ExactSizeIterator for Exact<I> {}
 
 #[cfg(test)]
 mod tests {

@@ -89,6 +89,7 @@ impl Simulation {
         self.time += dt;
         let mut clock = Instant::now();
         self.motion(dt)?;
+        self.block_motion(dt)?;
         for w in walls_mut(&self.world).iter_mut() {
             w.advance(dt, start).map_err(|fault| StepError::Wall {
                 wall: w.name.clone(),

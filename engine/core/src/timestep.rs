@@ -1,7 +1,7 @@
 //! The timestep: fixed, or automatic from the stiffnesses that the models
 //! reported for each ball's contacts in the last cycle.
 
-use crate::body::BallsRef;
+use crate::body::{BallsRef, BlocksRef};
 use crate::error::StepError;
 use crate::sim::*;
 use crate::team::{self};
@@ -14,7 +14,9 @@ pub enum Timestep {
     /// `safety * min_i sqrt(m_i / k_i)` over balls, where `k_i` sums the
     /// translational stiffnesses that models report for the active and
     /// could-be-active contacts of ball `i` (at least one contact's worth,
-    /// so free-flying balls are bounded too).
+    /// so free-flying balls are bounded too); for blocks also
+    /// `sqrt(I_min / (k_i r_i^2))` with `r_i` the bounding radius of the
+    /// block's shape.
     Auto {
         /// Safety factor in (0, 1].
         safety: f64,
@@ -36,6 +38,18 @@ impl Simulation {
         })
         .into_iter()
         .fold(0.0, f64::max);
+        // Blocks: the translational rate and the rotational one of a spring
+        // at the bounding radius, k r^2 / I_min.
+        let blocks = BlocksRef::of(&self.world);
+        let block_rate = (0..blocks.len())
+            .map(|i| {
+                let k = blocks.stiffness[i].max(self.k_probe_blocks.get(i).copied().unwrap_or(0.0));
+                let r = self.shapes[blocks.shape[i] as usize].radius;
+                let turn = r * r / blocks.inertia[i].moments().min_element();
+                k * blocks.inv_mass[i].max(turn)
+            })
+            .fold(0.0, f64::max);
+        let rate = rate.max(block_rate);
         let dt = 1.0 / rate.sqrt();
         if dt.is_finite() && dt > 0.0 {
             Ok(safety * dt)

@@ -97,6 +97,8 @@ pub struct Simulation {
     pub(crate) world: hecs::World,
     /// Global facet index -> (wall, facet).
     pub(crate) facet_owner: Vec<(u32, u32)>,
+    /// Block shapes, by index (see [`Simulation::add_shape`]).
+    pub(crate) shapes: Vec<crate::block::BlockShape>,
     /// Contact models in use.
     pub models: Vec<ModelRuntime>,
     pub(crate) groups: Vec<String>,
@@ -130,6 +132,8 @@ pub struct Simulation {
     /// stiffest model its group is assigned (N/m), the floor of its
     /// timestep stiffness.
     pub(crate) k_probe: Vec<f64>,
+    /// Per block: the same floor as `k_probe` (N/m).
+    pub(crate) k_probe_blocks: Vec<f64>,
     /// Cycles done.
     pub step: u64,
     /// Simulated time (s).
@@ -151,6 +155,7 @@ impl Simulation {
         Simulation {
             settings,
             facet_owner: Vec::new(),
+            shapes: Vec::new(),
             models: Vec::new(),
             world: hecs::World::new(),
             groups: Vec::new(),
@@ -168,6 +173,7 @@ impl Simulation {
             wall_touches: Vec::new(),
             next_contact_id: 1,
             k_probe: Vec::new(),
+            k_probe_blocks: Vec::new(),
             step: 0,
             time: 0.0,
             dt: 0.0,

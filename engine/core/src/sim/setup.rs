@@ -169,6 +169,11 @@ impl Simulation {
             .iter()
             .map(|g| k_group.get(g).copied().unwrap_or(0.0))
             .collect();
+        self.k_probe_blocks = crate::body::BlocksRef::of(&self.world)
+            .group
+            .iter()
+            .map(|g| k_group.get(g).copied().unwrap_or(0.0))
+            .collect();
 
         // Cell space over everything there is now, with a margin.
         let mut domain = Aabb::EMPTY;

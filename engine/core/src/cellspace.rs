@@ -13,7 +13,7 @@
 //! cell contents or thread count.
 
 use crate::math::{Aabb, Vec3};
-use crate::piece::Piece;
+use crate::piece::{Piece, PieceKind};
 use rayon::prelude::*;
 
 /// Moved pieces from which [`CellSpace::candidates`] works in parallel.
@@ -47,6 +47,13 @@ pub struct CellSpace {
     /// Radius of every ball enlarged by the tolerance.
     ball_reach: Vec<f64>,
     ball_range: Vec<CellRange>,
+    /// Blocks, binned as their bounding spheres (rotation then never
+    /// re-bins them): cell extent, reference position, reach, range.
+    pub block_extent: Vec<Aabb>,
+    block_ref: Vec<Vec3>,
+    block_reach: Vec<f64>,
+    block_range: Vec<CellRange>,
+    block_moved: Vec<bool>,
     /// Cell extent of every facet (global facet index).
     pub facet_extent: Vec<Aabb>,
     facet_range: Vec<CellRange>,
@@ -93,6 +100,11 @@ impl CellSpace {
             ball_ref: Vec::new(),
             ball_reach: Vec::new(),
             ball_range: Vec::new(),
+            block_extent: Vec::new(),
+            block_ref: Vec::new(),
+            block_reach: Vec::new(),
+            block_range: Vec::new(),
+            block_moved: Vec::new(),
             facet_extent: Vec::new(),
             facet_range: Vec::new(),
             moved: Vec::new(),
@@ -143,11 +155,60 @@ impl CellSpace {
     /// The cell range of a piece reference.
     #[inline]
     fn range_of_piece(&self, piece: Piece) -> CellRange {
-        if piece.is_facet() {
-            self.facet_range[piece.index()]
-        } else {
-            self.ball_range[piece.index()]
+        match piece.kind() {
+            PieceKind::Facet => self.facet_range[piece.index()],
+            PieceKind::Block => self.block_range[piece.index()],
+            PieceKind::Ball => self.ball_range[piece.index()],
         }
+    }
+
+    /// A sphere piece's reference position and reach.
+    #[inline]
+    fn sphere(&self, piece: Piece) -> (Vec3, f64) {
+        let i = piece.index();
+        if piece.is_block() {
+            (self.block_ref[i], self.block_reach[i])
+        } else {
+            (self.ball_ref[i], self.ball_reach[i])
+        }
+    }
+
+    /// Adds the next block (index = number of blocks added so far), as
+    /// the sphere of radius `radius` about its centroid.
+    pub fn add_block(&mut self, centre: Vec3, radius: f64) {
+        let index = self.block_extent.len() as u32;
+        let ce = Aabb::of_sphere(centre, radius + self.tolerance);
+        let r = self.range_of(&ce);
+        self.block_extent.push(ce);
+        self.block_ref.push(centre);
+        self.block_reach.push(radius + self.tolerance);
+        self.block_range.push(r);
+        self.bin(Piece::block(index), r);
+        self.moved.push(Piece::block(index));
+        self.block_moved.push(true);
+    }
+
+    /// Re-bins block `i` if its centroid moved more than the tolerance
+    /// since it was last binned; returns whether it did.
+    pub fn update_block(&mut self, i: usize, centre: Vec3) -> bool {
+        let tol2 = self.tolerance * self.tolerance;
+        if !left_reference(self.block_ref[i], centre, tol2) {
+            return false;
+        }
+        self.block_ref[i] = centre;
+        let ce = Aabb::of_sphere(centre, self.block_reach[i]);
+        let r = self.range_of(&ce);
+        let old = self.block_range[i];
+        if r != old {
+            self.unbin(Piece::block(i as u32), old);
+            self.bin(Piece::block(i as u32), r);
+        }
+        self.block_extent[i] = ce;
+        self.block_range[i] = r;
+        self.moved.push(Piece::block(i as u32));
+        self.block_moved[i] = true;
+        self.rebins += 1;
+        true
     }
 
     fn bin(&mut self, piece: Piece, r: CellRange) {
@@ -259,31 +320,34 @@ impl CellSpace {
     /// stopped being [`CellSpace::near`].
     #[inline]
     pub fn moved(&self, piece: Piece) -> bool {
-        if piece.is_facet() {
-            self.facet_moved[piece.index()]
-        } else {
-            self.ball_moved[piece.index()]
+        match piece.kind() {
+            PieceKind::Facet => self.facet_moved[piece.index()],
+            PieceKind::Block => self.block_moved[piece.index()],
+            PieceKind::Ball => self.ball_moved[piece.index()],
         }
     }
 
     /// Cell extent of a piece reference.
     #[inline]
     pub fn extent(&self, piece: Piece) -> &Aabb {
-        if piece.is_facet() {
-            &self.facet_extent[piece.index()]
-        } else {
-            &self.ball_extent[piece.index()]
+        match piece.kind() {
+            PieceKind::Facet => &self.facet_extent[piece.index()],
+            PieceKind::Block => &self.block_extent[piece.index()],
+            PieceKind::Ball => &self.ball_extent[piece.index()],
         }
     }
 
     /// Whether two pieces are near enough to keep (or create) a contact:
-    /// the enlarged spheres of two balls overlap, or the cell extents of a
-    /// ball and a facet do.
+    /// the enlarged spheres of two balls or blocks overlap, or the cell
+    /// extents of one of them and a facet do.
     #[inline]
     pub fn near(&self, a: Piece, b: Piece) -> bool {
         if a.is_ball() && b.is_ball() {
             let (pa, ra) = (self.ball_ref[a.index()], self.ball_reach[a.index()]);
             let (pb, rb) = (self.ball_ref[b.index()], self.ball_reach[b.index()]);
+            (pa - pb).length_squared() <= (ra + rb) * (ra + rb)
+        } else if !a.is_facet() && !b.is_facet() {
+            let ((pa, ra), (pb, rb)) = (self.sphere(a), self.sphere(b));
             (pa - pb).length_squared() <= (ra + rb) * (ra + rb)
         } else {
             self.extent(a).overlaps(self.extent(b))
@@ -317,14 +381,9 @@ impl CellSpace {
                     if !ext.overlaps(this.extent(q)) || !this.near(p, q) {
                         continue;
                     }
-                    // Normalise: the ball first; two balls by index.
-                    let pair = if p.is_facet() {
-                        (q, p)
-                    } else if q.is_facet() {
-                        (p, q)
-                    } else {
-                        (p.min(q), p.max(q))
-                    };
+                    // Normalise: the lower piece first (a ball before a
+                    // block before a facet).
+                    let pair = (p.min(q), p.max(q));
                     pairs.push(pair);
                 }
             });
@@ -355,10 +414,10 @@ impl CellSpace {
         }
         out.dedup();
         for &p in &moved {
-            if p.is_facet() {
-                self.facet_moved[p.index()] = false;
-            } else {
-                self.ball_moved[p.index()] = false;
+            match p.kind() {
+                PieceKind::Facet => self.facet_moved[p.index()] = false,
+                PieceKind::Block => self.block_moved[p.index()] = false,
+                PieceKind::Ball => self.ball_moved[p.index()] = false,
             }
         }
         self.moved = moved;

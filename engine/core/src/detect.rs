@@ -8,9 +8,10 @@
 //! Invariant: at most one contact per piece pair; new contacts are created
 //! in sorted pair order, so ids do not depend on the thread count.
 
-use crate::body::{walls, BallsRef};
+use crate::body::{walls, BallsRef, BlocksRef};
 use crate::contact::{ContactStore, BATCH, RELEASED};
-use crate::piece::{pair_key, PairKind};
+use crate::narrow::Masses;
+use crate::piece::{pair_key, PairKind, Piece, PieceKind};
 use crate::sim::*;
 use crate::team::{self};
 use rayon::prelude::*;
@@ -38,6 +39,10 @@ impl Simulation {
                 let i = lo + i;
                 cells.update_ball(i, balls.pos[i], balls.radius[i]);
             }
+        }
+        let blocks = BlocksRef::of(&self.world);
+        for (i, &x) in blocks.pos.iter().enumerate() {
+            cells.update_block(i, x);
         }
         for (g, &(w, f)) in self.facet_owner.iter().enumerate() {
             let wall = &walls[w as usize];
@@ -92,18 +97,26 @@ impl Simulation {
             if self.contact_pairs.contains(&key) {
                 continue;
             }
-            let ga = balls.group[a.index()];
-            let gb = if b.is_facet() {
-                walls[self.facet_owner[b.index()].0 as usize].group
-            } else {
-                balls.group[b.index()]
+            let group = |p: Piece| match p.kind() {
+                PieceKind::Ball => balls.group[p.index()],
+                PieceKind::Block => blocks.group[p.index()],
+                PieceKind::Facet => walls[self.facet_owner[p.index()].0 as usize].group,
             };
+            let (ga, gb) = (group(a), group(b));
             let Some(&(m, set)) = self.assignment.get(&(ga.min(gb), ga.max(gb))) else {
                 // Unassigned pairs are refused before step 0; nothing to do.
                 continue;
             };
-            let lane = &mut self.models[m as usize].lanes[PairKind::of(a, b).index()];
-            let mc = (lane.kernel.mass)(&balls.mass, a, b);
+            let Some(pair) = PairKind::of(a, b) else {
+                // Pieces without a kernel yet: refused before step 0.
+                continue;
+            };
+            let lane = &mut self.models[m as usize].lanes[pair.index()];
+            let masses = Masses {
+                balls: &balls.mass,
+                blocks: &blocks.mass,
+            };
+            let mc = (lane.kernel.mass)(&masses, a, b);
             let id = self.next_contact_id;
             self.next_contact_id += 1;
             lane.store.push(id, a, b, set, mc);

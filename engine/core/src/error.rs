@@ -30,6 +30,9 @@ pub enum SetupError {
         /// What is wrong.
         message: String,
     },
+    /// The run needs something the engine does not do yet.
+    #[error("not supported yet: {0}")]
+    Unsupported(String),
     /// A block shape is invalid.
     #[error("shape '{shape}': {message}")]
     Shape {

@@ -15,7 +15,7 @@
 //! count; only ball-facet lanes take part in the wall stage.
 
 use crate::contact::ContactStore;
-use crate::narrow::{self, BallBall, BallFacet, PairKernel, Scene};
+use crate::narrow::{self, BallBall, BallBlock, BallFacet, Masses, PairKernel, Scene};
 use crate::pass::{self, Chunk, ChunkPass, Scratch};
 use crate::piece::{PairKind, Piece};
 use crate::sums::Sums;
@@ -70,7 +70,7 @@ pub(crate) struct LaneKernel {
     /// The planes of the released contacts brought up to date.
     pub(crate) refresh: fn(&Scene<'_>, &mut ContactStore),
     /// The effective inertial mass of a new contact (kg).
-    pub(crate) mass: fn(&[f64], Piece, Piece) -> f64,
+    pub(crate) mass: fn(&Masses<'_>, Piece, Piece) -> f64,
 }
 
 const fn kernels_of<K: PairKernel>() -> LaneKernel {
@@ -87,8 +87,11 @@ const fn kernels_of<K: PairKernel>() -> LaneKernel {
 /// from which each lane takes its own.
 pub(crate) static KERNELS: [LaneKernel; PairKind::ALL.len()] = TABLE;
 
-const TABLE: [LaneKernel; PairKind::ALL.len()] =
-    [kernels_of::<BallBall>(), kernels_of::<BallFacet>()];
+const TABLE: [LaneKernel; PairKind::ALL.len()] = [
+    kernels_of::<BallBall>(),
+    kernels_of::<BallFacet>(),
+    kernels_of::<BallBlock>(),
+];
 
 // Each kind's kernels sit at its index.
 const _: () = {

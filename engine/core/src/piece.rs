@@ -5,19 +5,27 @@
 //! contact joins two pieces, and the kinds of its ends make its pair kind,
 //! which decides the narrow-phase kernel that resolves it.
 //!
-//! Invariants: a [`Piece`] is a ball index or a global facet index tagged
-//! as such, in 32 bits (ball indices and global facet indices stay below
-//! 2^31); end1 of a contact is always a ball, and its pair kind never
-//! changes while it exists. The order of pieces (balls by index, then
+//! Invariants: a [`Piece`] is a ball index, a block index or a global
+//! facet index with its kind in the two high bits, in 32 bits (indices
+//! stay below 2^30); end1 of a contact is the lower piece of the pair, so
+//! a ball before a block before a facet, and its pair kind never changes
+//! while it exists. The order of pieces (balls by index, then blocks, then
 //! facets by global index) is the order candidate pairs are sorted in, so
 //! that contact ids do not depend on the thread count.
 
 /// The tag bit of a facet piece (the global facet index is in the low
-/// bits); without it the piece is a ball.
+/// bits).
 const FACET: u32 = 1 << 31;
 
-/// One piece: a ball (its dense index) or a wall facet (its global facet
-/// index, see [`crate::Simulation::facet_owner`]).
+/// The tag bit of a block piece.
+const BLOCK: u32 = 1 << 30;
+
+/// Both tag bits.
+const TAGS: u32 = FACET | BLOCK;
+
+/// One piece: a ball (its dense index), a block (its dense index) or a
+/// wall facet (its global facet index, see
+/// [`crate::Simulation::facet_owner`]).
 #[repr(transparent)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Piece(u32);
@@ -27,6 +35,8 @@ pub struct Piece(u32);
 pub enum PieceKind {
     /// A ball.
     Ball,
+    /// A convex polyhedral rigid block.
+    Block,
     /// A facet of a wall.
     Facet,
 }
@@ -35,14 +45,21 @@ impl Piece {
     /// Ball `index`.
     #[inline]
     pub const fn ball(index: u32) -> Piece {
-        debug_assert!(index & FACET == 0);
+        debug_assert!(index & TAGS == 0);
         Piece(index)
+    }
+
+    /// Block `index`.
+    #[inline]
+    pub const fn block(index: u32) -> Piece {
+        debug_assert!(index & TAGS == 0);
+        Piece(BLOCK | index)
     }
 
     /// Facet `global` (its index among all walls' facets).
     #[inline]
     pub const fn facet(global: u32) -> Piece {
-        debug_assert!(global & FACET == 0);
+        debug_assert!(global & TAGS == 0);
         Piece(FACET | global)
     }
 
@@ -51,9 +68,17 @@ impl Piece {
     pub const fn kind(self) -> PieceKind {
         if self.is_facet() {
             PieceKind::Facet
+        } else if self.is_block() {
+            PieceKind::Block
         } else {
             PieceKind::Ball
         }
+    }
+
+    /// Whether the piece is a block.
+    #[inline]
+    pub const fn is_block(self) -> bool {
+        self.0 & TAGS == BLOCK
     }
 
     /// Whether the piece is a wall facet.
@@ -65,13 +90,13 @@ impl Piece {
     /// Whether the piece is a ball.
     #[inline]
     pub const fn is_ball(self) -> bool {
-        !self.is_facet()
+        self.0 & TAGS == 0
     }
 
-    /// The ball index or the global facet index, by kind.
+    /// The ball, block or global facet index, by kind.
     #[inline]
     pub const fn index(self) -> usize {
-        (self.0 & !FACET) as usize
+        (self.0 & !TAGS) as usize
     }
 
     /// The piece as one number, unique among all pieces (for keys).
@@ -90,11 +115,13 @@ pub enum PairKind {
     BallBall,
     /// A ball (end1) and a wall facet (end2).
     BallFacet,
+    /// A ball (end1) and a block (end2).
+    BallBlock,
 }
 
 impl PairKind {
     /// Every pair kind, in lane order (the order of the discriminants).
-    pub const ALL: [PairKind; 2] = [PairKind::BallBall, PairKind::BallFacet];
+    pub const ALL: [PairKind; 3] = [PairKind::BallBall, PairKind::BallFacet, PairKind::BallBlock];
 
     /// The position of the pair kind in [`PairKind::ALL`].
     #[inline]
@@ -102,14 +129,17 @@ impl PairKind {
         self as usize
     }
 
-    /// The pair kind of a contact between `end1` and `end2`.
+    /// The pair kind of a contact between `end1` and `end2`, the lower
+    /// piece first; `None` for pieces that do not make contacts (two
+    /// facets; two blocks, or a block and a facet, until their kernels
+    /// land: the setup refuses runs where they could meet).
     #[inline]
-    pub const fn of(end1: Piece, end2: Piece) -> PairKind {
-        debug_assert!(end1.is_ball());
-        if end2.is_facet() {
-            PairKind::BallFacet
-        } else {
-            PairKind::BallBall
+    pub const fn of(end1: Piece, end2: Piece) -> Option<PairKind> {
+        match (end1.kind(), end2.kind()) {
+            (PieceKind::Ball, PieceKind::Ball) => Some(PairKind::BallBall),
+            (PieceKind::Ball, PieceKind::Facet) => Some(PairKind::BallFacet),
+            (PieceKind::Ball, PieceKind::Block) => Some(PairKind::BallBlock),
+            _ => None,
         }
     }
 
@@ -118,6 +148,7 @@ impl PairKind {
         match self {
             PairKind::BallBall => "ball-ball",
             PairKind::BallFacet => "ball-facet",
+            PairKind::BallBlock => "ball-block",
         }
     }
 }
@@ -167,14 +198,43 @@ mod tests {
     }
 
     #[test]
+    fn blocks_sit_between_balls_and_facets() {
+        let mut pieces = vec![
+            Piece::facet(0),
+            Piece::block(9),
+            Piece::ball(3),
+            Piece::block(2),
+        ];
+        pieces.sort();
+        assert_eq!(
+            pieces,
+            [
+                Piece::ball(3),
+                Piece::block(2),
+                Piece::block(9),
+                Piece::facet(0)
+            ]
+        );
+        let b = Piece::block(5);
+        assert!(b.is_block() && !b.is_ball() && !b.is_facet());
+        assert_eq!((b.index(), b.kind()), (5, PieceKind::Block));
+        assert!(Piece::ball(1) < Piece::block(0));
+        assert_eq!(
+            PairKind::of(Piece::ball(1), Piece::block(0)),
+            Some(PairKind::BallBlock)
+        );
+        assert_eq!(PairKind::of(Piece::facet(0), Piece::facet(1)), None);
+    }
+
+    #[test]
     fn the_pair_kind_follows_end2() {
         assert_eq!(
             PairKind::of(Piece::ball(1), Piece::ball(2)),
-            PairKind::BallBall
+            Some(PairKind::BallBall)
         );
         assert_eq!(
             PairKind::of(Piece::ball(1), Piece::facet(2)),
-            PairKind::BallFacet
+            Some(PairKind::BallFacet)
         );
     }
 }

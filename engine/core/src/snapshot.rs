@@ -17,8 +17,9 @@ use crate::block::BlockShape;
 use crate::body::{BallsRef, BlocksRef, Col, WallBody};
 use crate::geometry::Region;
 use crate::math::{Quat, Vec3};
-use crate::piece::PairKind;
+use crate::piece::{PairKind, Piece, PieceKind};
 use crate::sim::{ModelRuntime, Simulation};
+use crate::wall::Wall;
 use talus_sdk::STATUS_ACTIVE;
 
 /// One end of a contact.
@@ -27,6 +28,11 @@ pub enum PieceId {
     /// The ball of id `id`.
     Ball {
         /// Ball id (from 1, in creation order).
+        id: u64,
+    },
+    /// The block of id `id`.
+    Block {
+        /// Block id (from 1, in creation order among blocks).
         id: u64,
     },
     /// Facet `index` of the wall of id `wall`.
@@ -39,22 +45,41 @@ pub enum PieceId {
 }
 
 impl PieceId {
-    /// The id of the body the piece belongs to: the ball's id, or the
-    /// facet's wall id.
+    /// The id of the body the piece belongs to: the ball's or block's
+    /// id, or the facet's wall id.
     #[inline]
     pub fn body(self) -> u64 {
         match self {
-            PieceId::Ball { id } => id,
+            PieceId::Ball { id } | PieceId::Block { id } => id,
             PieceId::Facet { wall, .. } => wall,
         }
     }
 
-    /// The facet index in its wall, `None` for a ball.
+    /// The facet index in its wall, `None` for a ball or a block.
     #[inline]
     pub fn facet(self) -> Option<u32> {
         match self {
-            PieceId::Ball { .. } => None,
+            PieceId::Ball { .. } | PieceId::Block { .. } => None,
             PieceId::Facet { index, .. } => Some(index),
+        }
+    }
+
+    /// The id of piece `p` (`walls` gives a facet's wall id).
+    fn of(p: Piece, sim: &Simulation, walls: &[Wall]) -> PieceId {
+        match p.kind() {
+            PieceKind::Ball => PieceId::Ball {
+                id: ball_id(p.index()),
+            },
+            PieceKind::Block => PieceId::Block {
+                id: p.index() as u64 + 1,
+            },
+            PieceKind::Facet => {
+                let (w, f) = sim.facet_owner[p.index()];
+                PieceId::Facet {
+                    wall: walls[w as usize].id,
+                    index: f,
+                }
+            }
         }
     }
 
@@ -70,11 +95,11 @@ impl PieceId {
 pub struct ContactRow<'a> {
     /// Contact id, stable for the contact's life and never reused.
     pub id: u64,
-    /// End1 (always a ball).
+    /// End1: the lower piece of the pair (a ball before a block).
     pub end1: PieceId,
-    /// End2: a ball or a facet.
+    /// End2: a ball, a block or a facet.
     pub end2: PieceId,
-    /// The kind of the pair (ball-ball, ball-facet).
+    /// The kind of the pair (ball-ball, ball-facet, ball-block).
     pub pair: PairKind,
     /// Index of the contact's model (see [`Snapshot::models`]).
     pub model: usize,
@@ -282,34 +307,22 @@ impl<'a> Snapshot<'a> {
             (0..st.len()).map(move |k| {
                 let (p, o) = (&st.plane[k], &st.output[k]);
                 let b = st.end2[k];
-                let (end2, region, links) = if b.is_facet() {
-                    let (w, f) = sim.facet_owner[b.index()];
+                let end2 = PieceId::of(b, sim, walls);
+                let (region, links) = if b.is_facet() {
                     let links = sim
                         .wall_info
                         .get(&(mi as u16, pair, k as u32))
                         .copied()
                         .unwrap_or((0, 0));
-                    let end2 = PieceId::Facet {
-                        wall: walls[w as usize].id,
-                        index: f,
-                    };
-                    (end2, Some(Region::from_code(p.region)), links)
+                    (Some(Region::from_code(p.region)), links)
                 } else {
-                    (
-                        PieceId::Ball {
-                            id: ball_id(b.index()),
-                        },
-                        None,
-                        (0, 0),
-                    )
+                    (None, (0, 0))
                 };
                 let id_or_none = |id: u64| (id != 0).then_some(id);
                 let global = |v: [f64; 3]| p.n * v[0] + p.s * v[1] + p.t * v[2];
                 ContactRow {
                     id: st.id[k],
-                    end1: PieceId::Ball {
-                        id: ball_id(st.end1[k].index()),
-                    },
+                    end1: PieceId::of(st.end1[k], sim, walls),
                     end2,
                     pair,
                     model: mi,

@@ -6,7 +6,7 @@
 //! owns the ball, in slot order, so the sums have the same bits on any
 //! thread count. Walls sum chunk by chunk.
 
-use crate::body::{walls, BallsRef};
+use crate::body::{walls, BallsRef, BlocksRef};
 use crate::contact::ContactStore;
 use crate::error::StepError;
 use crate::math::Vec3;
@@ -185,7 +185,11 @@ pub(crate) const PARALLEL_HELD: usize = 512;
 
 /// Where one segment of the contact pass adds what its contacts apply.
 pub(crate) struct Sums<'a> {
+    /// The balls' sums.
     pub(crate) columns: Columns<'a>,
+    /// The blocks' sums; block `j` is target `balls.len + j` of `only`
+    /// and of the held-back lists.
+    pub(crate) blocks: Columns<'a>,
     pub(crate) walls: &'a mut WallPartials,
     /// The only segment of every ball (see [`SegmentPlan::only`]) and this
     /// segment's index; `None` when the pass is one segment, which adds
@@ -206,23 +210,44 @@ impl Sums<'_> {
     // step (measured: dense 10k, one thread, 3.70 s -> 3.43 s).
     #[inline(always)]
     pub(crate) fn ball(&mut self, i: u32, end: End, force: Vec3, torque: Vec3, stiffness: f64) {
+        if self.held(i, end, force, torque, stiffness) {
+            return;
+        }
+        // SAFETY: no other segment reaches ball `i` (or there is no other
+        // segment), so none adds to it while the segments run.
+        unsafe { self.columns.add(i as usize, end, force, torque, stiffness) };
+    }
+
+    /// As [`Sums::ball`] for block `j`.
+    #[inline(always)]
+    pub(crate) fn block(&mut self, j: u32, end: End, force: Vec3, torque: Vec3, stiffness: f64) {
+        let target = self.columns.len as u32 + j;
+        if self.held(target, end, force, torque, stiffness) {
+            return;
+        }
+        // SAFETY: as for balls, target by target.
+        unsafe { self.blocks.add(j as usize, end, force, torque, stiffness) };
+    }
+
+    /// Holds the contribution to `target` back if another segment may
+    /// reach it; returns whether it did.
+    #[inline(always)]
+    fn held(&mut self, target: u32, end: End, force: Vec3, torque: Vec3, stiffness: f64) -> bool {
         if let Some((only, k)) = self.only {
-            if only[i as usize] != k {
-                // The parts are few: the first bound above `i`.
-                let p = self.parts[1..].partition_point(|&b| b <= i);
+            if only[target as usize] != k {
+                // The parts are few: the first bound above `target`.
+                let p = self.parts[1..].partition_point(|&b| b <= target);
                 self.deferred[p].push(Deferred {
-                    target: i,
+                    target,
                     end,
                     force,
                     torque,
                     stiffness,
                 });
-                return;
+                return true;
             }
         }
-        // SAFETY: no other segment reaches ball `i` (or there is no other
-        // segment), so none adds to it while the segments run.
-        unsafe { self.columns.add(i as usize, end, force, torque, stiffness) };
+        false
     }
 
     #[inline]
@@ -245,12 +270,14 @@ impl Simulation {
             return Ok(());
         }
         let b = BallsRef::of(&self.world);
+        let blocks = BlocksRef::of(&self.world);
         let walls = walls(&self.world);
         let scene = Scene {
             pos: &b.pos,
             vel: &b.vel,
             spin: &b.spin,
             radius: &b.radius,
+            blocks: BlockScene::of(&blocks, &self.shapes),
             walls: &walls,
             owner: &self.facet_owner,
         };

@@ -302,7 +302,7 @@ fn recorded_planes_of_open_contacts_match_the_positions() {
     for c in snap.contacts() {
         let ball = |p: PieceId| match p {
             PieceId::Ball { id } => pos[id as usize - 1],
-            PieceId::Facet { .. } => panic!("contact {}: no walls here", c.id),
+            _ => panic!("contact {}: only balls here", c.id),
         };
         let d = ball(c.end2) - ball(c.end1);
         let gap = d.length() - 2.0 * RADIUS;

@@ -29,6 +29,10 @@ pub struct Plane {
     pub region: u8,
     /// Whether the frame has been initialised (false for a new contact).
     pub initialised: bool,
+    /// For ball-block contacts: the block facet where the last
+    /// closest-point search ended, where the next one starts (it sits in
+    /// the padding after `region`, so planes keep their size).
+    pub feature: u32,
 }
 
 /// Motion of one end at the contact: reference point, its velocity and the

@@ -1,6 +1,6 @@
 //! The ball-ball kernel: the plane between two spheres.
 
-use super::{Found, PairKernel, Scene};
+use super::{add_ball_end1, ball_motion, plane_geometry, Found, Masses, PairKernel, Scene};
 use crate::contact::{self, Applied, EndMotion, Plane};
 use crate::inputs::Geometry;
 use crate::math::Vec3;
@@ -17,13 +17,13 @@ impl PairKernel for BallBall {
     #[inline(always)]
     fn find(
         scene: &Scene<'_>,
-        plane: &Plane,
-        xa: Vec3,
-        ra: f64,
+        plane: &mut Plane,
+        a: Piece,
         b: Piece,
         released: bool,
     ) -> Option<Found> {
-        let b = b.index();
+        let (a, b) = (a.index(), b.index());
+        let (ra, xa) = (scene.radius[a], scene.pos[a]);
         let rb = scene.radius[b];
         let xb = scene.pos[b];
         if released {
@@ -40,13 +40,14 @@ impl PairKernel for BallBall {
             n,
             gap,
             xc,
+            end1: ball_motion(scene, a),
             end2: EndMotion {
                 x: xb,
                 v: scene.vel[b],
                 w: scene.spin[b],
             },
             region: 0,
-            r2: rb,
+            radius: [ra, rb],
         })
     }
 
@@ -71,6 +72,11 @@ impl PairKernel for BallBall {
     }
 
     #[inline(always)]
+    fn add_end1(sums: &mut Sums<'_>, a: Piece, ap: &Applied) {
+        add_ball_end1(sums, a, ap);
+    }
+
+    #[inline(always)]
     fn add_end2(sums: &mut Sums<'_>, _scene: &Scene<'_>, b: Piece, ap: &Applied, _carry: u8) {
         sums.ball(
             b.index() as u32,
@@ -82,15 +88,9 @@ impl PairKernel for BallBall {
     }
 
     fn geometry(scene: &Scene<'_>, plane: &Plane, a: Piece, b: Piece) -> Geometry {
-        Geometry {
-            gap: plane.gap,
-            r1: scene.radius[a.index()],
-            r2: Some(scene.radius[b.index()]),
-            x1: scene.pos[a.index()],
-            x2: scene.pos[b.index()],
-            xc: plane.xc,
-            frame: [plane.n, plane.s, plane.t],
-        }
+        let (a, b) = (a.index(), b.index());
+        let (r, x) = (scene.radius, scene.pos);
+        plane_geometry(plane, r[a], Some(r[b]), x[a], x[b])
     }
 
     fn refresh(scene: &Scene<'_>, plane: &mut Plane, a: Piece, b: Piece) {
@@ -107,8 +107,8 @@ impl PairKernel for BallBall {
         plane.xc = xc;
     }
 
-    fn effective_mass(mass: &[f64], a: Piece, b: Piece) -> f64 {
-        let (ma, mb) = (mass[a.index()], mass[b.index()]);
+    fn effective_mass(masses: &Masses<'_>, a: Piece, b: Piece) -> f64 {
+        let (ma, mb) = (masses.balls[a.index()], masses.balls[b.index()]);
         ma * mb / (ma + mb)
     }
 }

@@ -1,8 +1,10 @@
 //! The ball-facet kernel: the plane between a ball and the closest point
 //! of a wall facet, which the wall stage found this step.
 
-use super::{Found, PairKernel, Scene};
-use crate::contact::{self, Applied, EndMotion, Plane, CARRY_FORCE};
+use super::{
+    add_ball_end1, ball_motion, facet_motion, plane_geometry, Found, Masses, PairKernel, Scene,
+};
+use crate::contact::{self, Applied, Plane, CARRY_FORCE};
 use crate::inputs::Geometry;
 use crate::math::Vec3;
 use crate::piece::{PairKind, Piece};
@@ -18,9 +20,8 @@ impl PairKernel for BallFacet {
     #[inline(always)]
     fn find(
         scene: &Scene<'_>,
-        plane: &Plane,
-        xa: Vec3,
-        ra: f64,
+        plane: &mut Plane,
+        a: Piece,
         b: Piece,
         released: bool,
     ) -> Option<Found> {
@@ -29,32 +30,25 @@ impl PairKernel for BallFacet {
         if released && plane.gap > 0.0 {
             return None;
         }
+        let (ra, xa) = (scene.radius[a.index()], scene.pos[a.index()]);
         let (wi, f) = scene.owner[b.index()];
         let wall = &scene.walls[wi as usize];
         let (n, gap, xc) = contact::plane_ball_facet(xa, ra, plane.xc, wall.normals[f as usize]);
-        let end2 = if wall.vertex_velocity.is_empty() {
-            EndMotion {
-                x: wall.centre,
-                v: wall.motion.velocity,
-                w: wall.motion.spin,
-            }
-        } else {
-            // A deforming facet: the material velocity at the wall contact
-            // point, without a spin of its own.
-            EndMotion {
-                x: xc,
-                v: wall.point_velocity(f as usize, plane.xc),
-                w: Vec3::ZERO,
-            }
-        };
+        let end2 = facet_motion(wall, f as usize, plane.xc, xc);
         Some(Found {
             n,
             gap,
             xc,
+            end1: ball_motion(scene, a.index()),
             end2,
             region: plane.region,
-            r2: 0.0,
+            radius: [ra, 0.0],
         })
+    }
+
+    #[inline(always)]
+    fn add_end1(sums: &mut Sums<'_>, a: Piece, ap: &Applied) {
+        add_ball_end1(sums, a, ap);
     }
 
     #[inline(always)]
@@ -81,15 +75,9 @@ impl PairKernel for BallFacet {
 
     fn geometry(scene: &Scene<'_>, plane: &Plane, a: Piece, b: Piece) -> Geometry {
         let (w, _) = scene.owner[b.index()];
-        Geometry {
-            gap: plane.gap,
-            r1: scene.radius[a.index()],
-            r2: None,
-            x1: scene.pos[a.index()],
-            x2: scene.walls[w as usize].centre,
-            xc: plane.xc,
-            frame: [plane.n, plane.s, plane.t],
-        }
+        let a = a.index();
+        let centre = scene.walls[w as usize].centre;
+        plane_geometry(plane, scene.radius[a], None, scene.pos[a], centre)
     }
 
     fn refresh(scene: &Scene<'_>, plane: &mut Plane, a: Piece, b: Piece) {
@@ -107,7 +95,7 @@ impl PairKernel for BallFacet {
     }
 
     /// A wall does not move under contact forces: the ball's own mass.
-    fn effective_mass(mass: &[f64], a: Piece, _b: Piece) -> f64 {
-        mass[a.index()]
+    fn effective_mass(masses: &Masses<'_>, a: Piece, _b: Piece) -> f64 {
+        masses.balls[a.index()]
     }
 }

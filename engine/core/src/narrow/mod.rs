@@ -10,45 +10,94 @@
 //! A kernel is chosen per lane before step 0 (see [`crate::lane`]), so the
 //! loops that call it hold no branch on the pair kind.
 
-use crate::body::{walls, BallsRef};
+use crate::block::BlockShape;
+use crate::body::{walls, BallsRef, BlocksRef};
 use crate::contact::{self, Applied, EndMotion, Plane, Setup, ENGINE_BITS, RELEASED};
 use crate::inputs::Geometry;
-use crate::math::Vec3;
+use crate::math::{Quat, Vec3};
 use crate::piece::{PairKind, Piece};
 use crate::sim::*;
-use crate::sums::Sums;
+use crate::sums::{End, Sums};
 use crate::wall::Wall;
 use rayon::prelude::*;
 use talus_sdk::{ContactInput, ContactOutput, STATUS_ACTIVE, STATUS_INACTIVE};
 
 mod ball_ball;
+mod ball_block;
 mod ball_facet;
 
 pub(crate) use ball_ball::BallBall;
+pub(crate) use ball_block::BallBlock;
 pub(crate) use ball_facet::BallFacet;
 
+/// The masses of the bodies, for the effective mass of a new contact.
+#[derive(Clone, Copy)]
+pub(crate) struct Masses<'a> {
+    pub(crate) balls: &'a [f64],
+    pub(crate) blocks: &'a [f64],
+}
+
 /// What the kernels read of the bodies in one stage: the ball columns,
-/// the walls and each global facet's (wall, facet).
+/// the block columns and shapes, the walls and each global facet's (wall,
+/// facet).
 #[derive(Clone, Copy)]
 pub(crate) struct Scene<'a> {
     pub(crate) pos: &'a [Vec3],
     pub(crate) vel: &'a [Vec3],
     pub(crate) spin: &'a [Vec3],
     pub(crate) radius: &'a [f64],
+    pub(crate) blocks: BlockScene<'a>,
     pub(crate) walls: &'a [Wall],
     pub(crate) owner: &'a [(u32, u32)],
 }
 
-/// The plane of a contact as its kernel finds it, with end2's motion.
+/// The block columns the kernels read.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct BlockScene<'a> {
+    pub(crate) pos: &'a [Vec3],
+    pub(crate) vel: &'a [Vec3],
+    pub(crate) spin: &'a [Vec3],
+    pub(crate) orientation: &'a [Quat],
+    pub(crate) shape: &'a [u32],
+    pub(crate) shapes: &'a [BlockShape],
+}
+
+impl<'a> BlockScene<'a> {
+    /// The columns of `blocks` and the shape table.
+    pub(crate) fn of(blocks: &'a BlocksRef<'a>, shapes: &'a [BlockShape]) -> Self {
+        BlockScene {
+            pos: &blocks.pos,
+            vel: &blocks.vel,
+            spin: &blocks.spin,
+            orientation: &blocks.orientation,
+            shape: &blocks.shape,
+            shapes,
+        }
+    }
+
+    /// The motion of block `i` (centroid, velocity, spin).
+    #[inline]
+    pub(crate) fn motion(&self, i: usize) -> EndMotion {
+        EndMotion {
+            x: self.pos[i],
+            v: self.vel[i],
+            w: self.spin[i],
+        }
+    }
+}
+
+/// The plane of a contact as its kernel finds it, with the ends' motion.
 pub(crate) struct Found {
     pub(crate) n: Vec3,
     pub(crate) gap: f64,
     pub(crate) xc: Vec3,
+    pub(crate) end1: EndMotion,
     pub(crate) end2: EndMotion,
     /// Region code of a facet's contact point; 0 for other kinds.
     pub(crate) region: u8,
-    /// The radius the model input gives for end2 (0 for a facet).
-    pub(crate) r2: f64,
+    /// The radii the model input gives for the ends (a ball's radius; 0
+    /// for a facet or a block).
+    pub(crate) radius: [f64; 2],
 }
 
 /// The narrow phase of one pair kind. Every method is called in a loop
@@ -58,15 +107,14 @@ pub(crate) trait PairKernel {
     /// The pair kind the kernel resolves.
     const PAIR: PairKind;
 
-    /// The contact plane of the contact between ball `a` (at `xa`, radius
-    /// `ra`) and piece `b`. With `released` (its model released it while
-    /// open), `None` when it is still apart: nothing changes for the model
-    /// then, and the plane is left as it was.
+    /// The contact plane of the contact between pieces `a` and `b`, and
+    /// their motion. With `released` (its model released it while open),
+    /// `None` when it is still apart: nothing changes for the model then,
+    /// and the plane is left as it was.
     fn find(
         scene: &Scene<'_>,
-        plane: &Plane,
-        xa: Vec3,
-        ra: f64,
+        plane: &mut Plane,
+        a: Piece,
         b: Piece,
         released: bool,
     ) -> Option<Found>;
@@ -82,6 +130,9 @@ pub(crate) trait PairKernel {
         b: Piece,
     ) -> (Vec3, Vec3);
 
+    /// Adds end1's share of what the contact applies (minus the force).
+    fn add_end1(sums: &mut Sums<'_>, a: Piece, ap: &Applied);
+
     /// Adds end2's share of what the contact applies, `carry` being the
     /// contact's [`contact::ContactStore::carry`] code.
     fn add_end2(sums: &mut Sums<'_>, scene: &Scene<'_>, b: Piece, ap: &Applied, carry: u8);
@@ -93,9 +144,9 @@ pub(crate) trait PairKernel {
     /// open contact that the cycle skipped up to date.
     fn refresh(scene: &Scene<'_>, plane: &mut Plane, a: Piece, b: Piece);
 
-    /// The effective inertial mass of a contact between ball `a` and `b`,
-    /// from the balls' masses (kg).
-    fn effective_mass(mass: &[f64], a: Piece, b: Piece) -> f64;
+    /// The effective inertial mass of a contact between `a` and `b`, from
+    /// the balls' and the blocks' masses (kg).
+    fn effective_mass(masses: &Masses<'_>, a: Piece, b: Piece) -> f64;
 }
 
 impl Simulation {
@@ -105,12 +156,14 @@ impl Simulation {
     /// `docs/physics.md`).
     pub(crate) fn refresh_open_contacts(&mut self) {
         let balls = BallsRef::of(&self.world);
+        let blocks = BlocksRef::of(&self.world);
         let walls = walls(&self.world);
         let scene = Scene {
             pos: &balls.pos,
             vel: &balls.vel,
             spin: &balls.spin,
             radius: &balls.radius,
+            blocks: BlockScene::of(&blocks, &self.shapes),
             walls: &walls,
             owner: &self.facet_owner,
         };
@@ -118,6 +171,70 @@ impl Simulation {
             (lane.kernel.refresh)(&scene, &mut lane.store);
         }
     }
+}
+
+/// The geometry of a resolved contact for the optional model inputs, from
+/// its plane and its ends' radii and reference points.
+#[inline]
+pub(crate) fn plane_geometry(
+    plane: &Plane,
+    r1: f64,
+    r2: Option<f64>,
+    x1: Vec3,
+    x2: Vec3,
+) -> Geometry {
+    Geometry {
+        gap: plane.gap,
+        r1,
+        r2,
+        x1,
+        x2,
+        xc: plane.xc,
+        frame: [plane.n, plane.s, plane.t],
+    }
+}
+
+/// The motion of ball `i` (centre, velocity, spin).
+#[inline(always)]
+pub(crate) fn ball_motion(scene: &Scene<'_>, i: usize) -> EndMotion {
+    EndMotion {
+        x: scene.pos[i],
+        v: scene.vel[i],
+        w: scene.spin[i],
+    }
+}
+
+/// The motion of facet `f` of `wall` at a contact: the wall's rigid
+/// motion about its centre, or for a deforming facet the material velocity
+/// at its contact point `wall_point`, without a spin of its own (reported
+/// at the contact location `xc`).
+#[inline(always)]
+pub(crate) fn facet_motion(wall: &Wall, f: usize, wall_point: Vec3, xc: Vec3) -> EndMotion {
+    if wall.vertex_velocity.is_empty() {
+        EndMotion {
+            x: wall.centre,
+            v: wall.motion.velocity,
+            w: wall.motion.spin,
+        }
+    } else {
+        EndMotion {
+            x: xc,
+            v: wall.point_velocity(f, wall_point),
+            w: Vec3::ZERO,
+        }
+    }
+}
+
+/// Adds end1's share to ball `a`: minus the force, its moment.
+#[inline(always)]
+pub(crate) fn add_ball_end1(sums: &mut Sums<'_>, a: Piece, ap: &Applied) {
+    sums.ball(
+        a.index() as u32,
+        End::One,
+        ap.force,
+        ap.torque1,
+        ap.stiffness,
+    );
 }
 
 /// [`PairKernel::refresh`] over every released contact of a lane.
@@ -149,20 +266,18 @@ pub(crate) fn resolve_one<K: PairKernel>(
     overlap_only: bool,
     input: &mut ContactInput,
 ) -> bool {
-    let a = a.index();
-    let ra = scene.radius[a];
-    let xa = scene.pos[a];
     let released = overlap_only && setup.flags & RELEASED != 0;
-    let Some(found) = K::find(scene, plane, xa, ra, b, released) else {
+    let Some(found) = K::find(scene, plane, a, b, released) else {
         return false;
     };
     let Found {
         n,
         gap,
         xc,
+        end1,
         end2,
         region,
-        r2,
+        radius,
     } = found;
     plane.xc = xc;
     plane.gap = gap;
@@ -171,7 +286,7 @@ pub(crate) fn resolve_one<K: PairKernel>(
     *input = ContactInput {
         gap,
         mass: setup.mass,
-        radius: [ra, r2],
+        radius,
         prop_set: setup.prop_set,
         flags: setup.flags & !ENGINE_BITS,
         ..Default::default()
@@ -181,11 +296,6 @@ pub(crate) fn resolve_one<K: PairKernel>(
         plane.initialised = false;
         return true;
     }
-    let end1 = EndMotion {
-        x: xa,
-        v: scene.vel[a],
-        w: scene.spin[a],
-    };
     contact::update_frame(plane, n, end1.w, end2.w, dt);
     contact::increments(plane, &end1, &end2, dt, input);
     true

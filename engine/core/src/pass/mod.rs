@@ -10,7 +10,7 @@
 //! [`Simulation::resolve_and_forces`]); each lane's chunks run through its
 //! own monomorphised [`run_chunk`].
 
-use crate::body::{walls, walls_mut, BallsMut};
+use crate::body::{walls, walls_mut, BallsMut, BlocksMut};
 use crate::contact::{self, ContactStore, BATCH, CARRIED, CARRY_FORCE, CARRY_STIFFNESS, RELEASED};
 use crate::error::StepError;
 use crate::inputs;
@@ -52,23 +52,38 @@ impl Simulation {
         let threads = rayon::current_num_threads();
         let skip_below = self.skip_below();
         let mut b = BallsMut::of(&self.world);
+        let mut k = BlocksMut::of(&self.world);
         let walls_col = walls(&self.world);
         let scene = Scene {
             pos: &b.pos,
             vel: &b.vel,
             spin: &b.spin,
             radius: &b.radius,
+            blocks: BlockScene {
+                pos: &k.pos,
+                vel: &k.vel,
+                spin: &k.spin,
+                orientation: &k.orientation,
+                shape: &k.shape,
+                shapes: &self.shapes,
+            },
             walls: &walls_col,
             owner: &self.facet_owner,
         };
         // The sums were zeroed by the law of motion as it used them.
         let columns = Columns::new(&mut b.force, &mut b.moment, &mut b.stiffness);
+        let block_columns = Columns::new(&mut k.force, &mut k.moment, &mut k.stiffness);
         let n_walls = scene.walls.len();
         let mut wall_sums = vec![(Vec3::ZERO, Vec3::ZERO); n_walls];
         let step = self.step;
-        let n_balls = scene.pos.len();
-        // Held-back contributions go to the thread part of their ball (the
-        // law of motion's parts), which adds them up after each lane.
+        let targets = Targets {
+            balls: scene.pos.len(),
+            blocks: scene.blocks.pos.len(),
+        };
+        let n_balls = targets.len();
+        // Held-back contributions go to the thread part of their body (the
+        // law of motion's parts over balls, then blocks), which adds them up
+        // after the pass.
         let parts = ball_parts(n_balls, threads);
         let parts = &parts[..];
         self.sums_suspect = false;
@@ -124,7 +139,7 @@ impl Simulation {
                 let stores: Vec<&ContactStore> = m.lanes.iter().map(|l| &l.store).collect();
                 let sized = plan.only.first().is_some_and(|o| o.len() == n_balls);
                 if plan.n_seg != n_seg || !sized || plan.stale(&stores, step) {
-                    plan.plan(&stores, n_seg, n_balls, step);
+                    plan.plan(&stores, n_seg, targets, step);
                 } else if stores.iter().any(|st| st.changed) {
                     plan.update(&stores);
                 }
@@ -187,6 +202,7 @@ impl Simulation {
                 for w in work {
                     let mut sums = Sums {
                         columns,
+                        blocks: block_columns,
                         walls,
                         only: (n_seg > 1).then(|| (&only[w.lane][..], k as u8)),
                         parts,
@@ -223,7 +239,7 @@ impl Simulation {
             let segments = &self.segments[..n_seg];
             self.sums_suspect |= !segments.iter().all(|seg| seg.check.is_finite());
             if n_seg > 1 {
-                add_held(segments, n_lanes, n_parts, columns);
+                add_held(segments, n_lanes, n_parts, [columns, block_columns]);
             }
             // Every wall's sums lane by lane, chunk by chunk: the same on
             // any thread count.
@@ -259,15 +275,21 @@ impl Simulation {
 /// The contributions the segments held back, each thread part those of
 /// its balls, lane by lane and in each lane segment by segment: in (lane,
 /// slot) order for every ball.
-fn add_held(segments: &[Segment], n_lanes: usize, n_parts: usize, columns: Columns<'_>) {
+fn add_held(segments: &[Segment], n_lanes: usize, n_parts: usize, columns: [Columns<'_>; 2]) {
+    let [balls, blocks] = columns;
     let held = |p: usize| {
         for l in 0..n_lanes {
             for seg in segments {
                 for d in &seg.deferred[l * n_parts + p] {
+                    let t = d.target as usize;
                     // SAFETY: the segments have finished, and part `p`
-                    // alone holds ball `d.target`.
+                    // alone holds target `d.target`.
                     unsafe {
-                        columns.add(d.target as usize, d.end, d.force, d.torque, d.stiffness)
+                        if t < balls.len {
+                            balls.add(t, d.end, d.force, d.torque, d.stiffness)
+                        } else {
+                            blocks.add(t - balls.len, d.end, d.force, d.torque, d.stiffness)
+                        }
                     };
                 }
             }
@@ -556,13 +578,7 @@ pub(crate) fn run_chunk<K: PairKernel>(
             }
             let ap = apply::<K>(&pass.scene, plane, out, a, b);
             sums.check += ap.force + ap.torque1 + ap.torque2;
-            sums.ball(
-                a.index() as u32,
-                End::One,
-                ap.force,
-                ap.torque1,
-                ap.stiffness,
-            );
+            K::add_end1(sums, a, &ap);
             K::add_end2(sums, &pass.scene, b, &ap, *carry);
         }
     }

@@ -4,6 +4,7 @@
 
 use crate::contact::{ContactStore, BATCH, RELEASED};
 use crate::motion::*;
+use crate::piece::Piece;
 use crate::team::{self};
 
 /// Segments of the parallel contact pass per thread, cut to equal work
@@ -84,6 +85,44 @@ pub(crate) struct SegmentPlan {
     /// since (see [`SegmentPlan::stale`]).
     pub(crate) planned_at: u64,
     pub(crate) arrivals: usize,
+    /// The sum targets of the last plan.
+    pub(crate) targets: Targets,
+}
+
+/// The bodies whose sums the contact pass adds to, numbered as one range:
+/// balls first, then blocks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Targets {
+    pub(crate) balls: usize,
+    pub(crate) blocks: usize,
+}
+
+impl Targets {
+    /// Only balls.
+    #[cfg(test)]
+    pub(crate) fn balls(n: usize) -> Targets {
+        Targets {
+            balls: n,
+            blocks: 0,
+        }
+    }
+
+    /// Number of targets.
+    pub(crate) fn len(&self) -> usize {
+        self.balls + self.blocks
+    }
+
+    /// The target of a piece (none for a facet: walls sum apart).
+    #[inline]
+    pub(crate) fn of(&self, p: Piece) -> Option<usize> {
+        if p.is_ball() {
+            Some(p.index())
+        } else if p.is_block() {
+            Some(self.balls + p.index())
+        } else {
+            None
+        }
+    }
 }
 
 /// Steps between two cuts of the contact pass into segments (see
@@ -107,9 +146,11 @@ impl SegmentPlan {
         &mut self,
         stores: &[&ContactStore],
         n_seg: usize,
-        n_balls: usize,
+        targets: Targets,
         step: u64,
     ) {
+        let n_balls = targets.len();
+        self.targets = targets;
         self.planned_at = step;
         self.arrivals = 0;
         self.n_seg = n_seg;
@@ -150,7 +191,7 @@ impl SegmentPlan {
         bounds.push(n_chunks);
         // The first ball of each segment of the lead, then the other
         // lanes' cuts where their chunks' first ends reach it.
-        let first_end = |st: &ContactStore, c: usize| st.end1[c * BATCH].index();
+        let first_end = |st: &ContactStore, c: usize| targets.of(st.end1[c * BATCH]).unwrap_or(0);
         let splits: Vec<usize> = bounds[1..n_seg]
             .iter()
             .map(|&c| {
@@ -175,7 +216,9 @@ impl SegmentPlan {
                 // split ball: it goes to the side that has more of them.
                 if at > prev {
                     let slots = (at - 1) * BATCH..(at * BATCH).min(st.len());
-                    let after = st.end1[slots.clone()].iter().filter(|a| a.index() >= split);
+                    let after = st.end1[slots.clone()]
+                        .iter()
+                        .filter(|&&a| targets.of(a).unwrap_or(0) >= split);
                     if 2 * after.count() > slots.len() {
                         at -= 1;
                     }
@@ -196,11 +239,8 @@ impl SegmentPlan {
             bits.resize(n_balls.div_ceil(64), 0);
             let slots = (b[k] * BATCH).min(st.len())..(b[k + 1] * BATCH).min(st.len());
             for (&a, &b) in st.end1[slots.clone()].iter().zip(&st.end2[slots]) {
-                let a = a.index();
-                bits[a / 64] |= 1 << (a % 64);
-                if b.is_ball() {
-                    let b = b.index();
-                    bits[b / 64] |= 1 << (b % 64);
+                for t in [targets.of(a), targets.of(b)].into_iter().flatten() {
+                    bits[t / 64] |= 1 << (t % 64);
                 }
             }
         });
@@ -268,11 +308,11 @@ impl SegmentPlan {
                 let chunk = slot / BATCH;
                 let k = (bounds.partition_point(|&b| b <= chunk) - 1) as u8;
                 for end in [st.end1[slot], st.end2[slot]] {
-                    if end.is_ball() {
-                        // The ball's running segment, in this lane and
+                    if let Some(t) = self.targets.of(end) {
+                        // The body's running segment, in this lane and
                         // every one after it, now includes segment k.
                         for only in &mut self.only[l..] {
-                            let o = &mut only[end.index()];
+                            let o = &mut only[t];
                             *o = match *o {
                                 UNTOUCHED => k,
                                 o if o == k => k,

@@ -82,7 +82,14 @@ impl Simulation {
     }
 
     pub(crate) fn check_pairings(&self) -> Result<(), SetupError> {
+        let (n_blocks, n_walls) = (self.n_blocks(), self.n_walls());
+        if n_blocks >= 2 || (n_blocks >= 1 && n_walls >= 1) {
+            return Err(SetupError::Unsupported(format!(
+                "{n_blocks} blocks with {n_walls} walls: blocks meet balls only so far (block-block and block-wall contacts are not resolved yet)"
+            )));
+        }
         let mut ball_groups: Vec<u16> = self.balls().group.to_vec();
+        ball_groups.extend_from_slice(&self.blocks().group);
         ball_groups.sort_unstable();
         ball_groups.dedup();
         let mut wall_groups: Vec<u16> = self.walls().iter().map(|w| w.group).collect();
@@ -184,6 +191,13 @@ impl Simulation {
             r_min = r_min.min(balls.radius[i]);
             r_max = r_max.max(balls.radius[i]);
         }
+        let blocks = crate::body::BlocksRef::of(&self.world);
+        let block_radius = |i: usize| self.shapes[blocks.shape[i] as usize].radius;
+        for i in 0..blocks.len() {
+            domain.include(blocks.pos[i]);
+            r_min = r_min.min(block_radius(i));
+            r_max = r_max.max(block_radius(i));
+        }
         for w in walls.iter() {
             for v in &w.vertices {
                 domain.include(*v);
@@ -205,10 +219,13 @@ impl Simulation {
         for i in 0..balls.len() {
             cells.add_ball(balls.pos[i], balls.radius[i]);
         }
+        for i in 0..blocks.len() {
+            cells.add_block(blocks.pos[i], block_radius(i));
+        }
         for &(w, f) in &self.facet_owner {
             cells.add_facet(walls[w as usize].facet_extent(f as usize));
         }
-        drop((balls, walls));
+        drop((balls, blocks, walls));
         self.cells = Some(cells);
         self.detect();
         self.dt = match self.settings.timestep {
@@ -220,6 +237,11 @@ impl Simulation {
         b.moment.fill(Vec3::ZERO);
         b.stiffness.fill(0.0);
         drop(b);
+        let mut k = crate::body::BlocksMut::of(&self.world);
+        k.force.fill(Vec3::ZERO);
+        k.moment.fill(Vec3::ZERO);
+        k.stiffness.fill(0.0);
+        drop(k);
         self.wall_stage()?;
         self.resolve_and_forces(0.0)?;
         self.check_sums()?;

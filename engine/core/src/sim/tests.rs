@@ -200,6 +200,7 @@ fn an_idle_input_carries_a_nan_gap_and_the_linear_model_repeats_its_release() {
         vel: &balls.vel,
         spin: &balls.spin,
         radius: &balls.radius,
+        blocks: Default::default(),
         walls: &[],
         owner: &[],
     };
@@ -461,7 +462,7 @@ fn the_lanes_of_a_model_are_cut_at_the_same_balls() {
     }
     let mut plan = SegmentPlan::default();
     for (n_seg, facet_cut) in [(2, vec![0, 3, 3]), (3, vec![0, 2, 3, 3])] {
-        plan.plan(&[&pairs, &facets], n_seg, n_balls, 0);
+        plan.plan(&[&pairs, &facets], n_seg, Targets::balls(n_balls), 0);
         let b = &plan.bounds;
         assert_eq!(b[0], (0..=n_seg).map(|k| k * 6 / n_seg).collect::<Vec<_>>());
         assert_eq!(b[1], facet_cut);
@@ -474,7 +475,7 @@ fn the_lanes_of_a_model_are_cut_at_the_same_balls() {
     // A lane the lead's cut leaves nothing of goes to the first segment.
     let mut late = ContactStore::new(1);
     late.push(0, Piece::ball(0), Piece::facet(0), 0, 1.0);
-    plan.plan(&[&pairs, &late], 3, n_balls, 0);
+    plan.plan(&[&pairs, &late], 3, Targets::balls(n_balls), 0);
     assert_eq!(plan.bounds[1], [0, 1, 1, 1]);
 }
 
@@ -509,7 +510,7 @@ fn an_updated_plan_lets_no_two_segments_add_to_one_ball() {
         lanes[1].push(0, Piece::ball(slot / 2), Piece::facet(0), 0, 1.0);
     }
     let mut plan = SegmentPlan::default();
-    plan.plan(&[&lanes[0], &lanes[1]], 3, n_balls, 0);
+    plan.plan(&[&lanes[0], &lanes[1]], 3, Targets::balls(n_balls), 0);
     assert_eq!(
         plan.only,
         reach_lanes(&[&lanes[0], &lanes[1]], &plan.bounds, n_balls)
@@ -575,18 +576,18 @@ fn segments_are_cut_to_equal_work() {
     let mut plan = SegmentPlan::default();
     // Work 4 x 16 + 4 x 1 chunk-units; half of it lies after the first
     // three chunks (48 of 68 before the fourth).
-    plan.plan(&[&st], 2, 101, 0);
+    plan.plan(&[&st], 2, Targets::balls(101), 0);
     assert_eq!(plan.bounds[0], [0, 3, 8]);
-    plan.plan(&[&st], 4, 101, 0);
+    plan.plan(&[&st], 4, Targets::balls(101), 0);
     assert_eq!(plan.bounds[0], [0, 2, 3, 4, 8]);
     // As many segments as chunks: one chunk each, whatever the work.
-    plan.plan(&[&st], 8, 101, 0);
+    plan.plan(&[&st], 8, Targets::balls(101), 0);
     assert_eq!(plan.bounds[0], (0..=8).collect::<Vec<_>>());
     // Equal chunks, equal segments.
     for s in &mut st.setup {
         s.flags &= !RELEASED;
     }
-    plan.plan(&[&st], 4, 101, 0);
+    plan.plan(&[&st], 4, Targets::balls(101), 0);
     assert_eq!(plan.bounds[0], [0, 2, 4, 6, 8]);
     // Ball 0 is end1 of slot 0 and of slots 100, 200, ... in later
     // segments.
@@ -608,7 +609,7 @@ fn segments_are_cut_to_equal_work() {
         st.push(slot as u64, Piece::ball(k), other, 0, 1.0);
     }
     for n_seg in [1, 2, 3] {
-        plan.plan(&[&st], n_seg, n_balls, 0);
+        plan.plan(&[&st], n_seg, Targets::balls(n_balls), 0);
         let want = reach(&st, &plan.bounds[0], n_balls);
         assert_eq!(plan.only[0], want, "{n_seg} segments");
         assert!((0..n_seg as u8).all(|k| want.contains(&k)) && want.contains(&UNTOUCHED));

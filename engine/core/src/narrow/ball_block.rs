@@ -1,0 +1,133 @@
+//! The ball-block kernel: the ball's centre against the block's surface,
+//! by the geometry kernel's closest-point traversal in the block's
+//! principal frame, started from the facet where the last search of the
+//! same contact ended.
+
+use super::{add_ball_end1, ball_motion, plane_geometry, Found, Masses, PairKernel, Scene};
+use crate::contact::{Applied, Plane};
+use crate::inputs::Geometry;
+use crate::math::Vec3;
+use crate::piece::{PairKind, Piece};
+use crate::sums::{End, Sums};
+use talus_geometry::{closest_surface_point, FacetCache};
+use talus_sdk::ContactOutput;
+
+/// A ball (end1) and a block (end2).
+pub(crate) struct BallBlock;
+
+/// The block's closest surface point to `x` in world axes: the point, the
+/// signed distance from `x` (negative inside) and the outward normal there
+/// seen from `x`; `plane.feature` is the traversal's start and end facet.
+#[inline(always)]
+fn closest(scene: &Scene<'_>, plane: &mut Plane, x: Vec3, block: usize) -> (Vec3, f64, Vec3) {
+    let k = &scene.blocks;
+    let shape = &k.shapes[k.shape[block] as usize];
+    let (q, c) = (k.orientation[block], k.pos[block]);
+    let local = q.conjugate() * (x - c);
+    let mut cache = FacetCache {
+        facet: plane.feature,
+        ..Default::default()
+    };
+    let sp = closest_surface_point(&shape.polyhedron, local, &mut cache);
+    plane.feature = sp.facet;
+    (q * sp.point + c, sp.signed_distance, q * sp.normal)
+}
+
+impl PairKernel for BallBlock {
+    const PAIR: PairKind = PairKind::BallBlock;
+
+    #[inline(always)]
+    fn find(
+        scene: &Scene<'_>,
+        plane: &mut Plane,
+        a: Piece,
+        b: Piece,
+        released: bool,
+    ) -> Option<Found> {
+        let (a, b) = (a.index(), b.index());
+        let (ra, xa) = (scene.radius[a], scene.pos[a]);
+        let k = &scene.blocks;
+        if released {
+            // Still out of reach of the block's bounding sphere? Then
+            // nothing changes for the model.
+            let reach = ra + k.shapes[k.shape[b] as usize].radius;
+            if (xa - k.pos[b]).length_squared() > reach * reach {
+                return None;
+            }
+        }
+        let (point, distance, outward) = closest(scene, plane, xa, b);
+        let gap = distance - ra;
+        if released && gap > 0.0 {
+            return None;
+        }
+        // From the ball towards the block: against the outward normal.
+        let n = -outward;
+        let xc = 0.5 * (xa + n * ra + point);
+        Some(Found {
+            n,
+            gap,
+            xc,
+            end1: ball_motion(scene, a),
+            end2: k.motion(b),
+            region: 0,
+            radius: [ra, 0.0],
+        })
+    }
+
+    #[inline(always)]
+    fn lever(
+        scene: &Scene<'_>,
+        p: &Plane,
+        _o: &ContactOutput,
+        f: Vec3,
+        a: Piece,
+        b: Piece,
+    ) -> (Vec3, Vec3) {
+        let x1 = scene.pos[a.index()];
+        let x2 = scene.blocks.pos[b.index()];
+        ((p.xc - x1).cross(f), (p.xc - x2).cross(f))
+    }
+
+    #[inline(always)]
+    fn add_end1(sums: &mut Sums<'_>, a: Piece, ap: &Applied) {
+        add_ball_end1(sums, a, ap);
+    }
+
+    #[inline(always)]
+    fn add_end2(sums: &mut Sums<'_>, _scene: &Scene<'_>, b: Piece, ap: &Applied, _carry: u8) {
+        sums.block(
+            b.index() as u32,
+            End::Two,
+            ap.force,
+            ap.torque2,
+            ap.stiffness,
+        );
+    }
+
+    /// The block seen from the ball as the plane tangent at its closest
+    /// point (as a facet is).
+    fn geometry(scene: &Scene<'_>, plane: &Plane, a: Piece, b: Piece) -> Geometry {
+        let (a, b) = (a.index(), b.index());
+        plane_geometry(
+            plane,
+            scene.radius[a],
+            None,
+            scene.pos[a],
+            scene.blocks.pos[b],
+        )
+    }
+
+    fn refresh(scene: &Scene<'_>, plane: &mut Plane, a: Piece, b: Piece) {
+        let (a, b) = (a.index(), b.index());
+        let (ra, xa) = (scene.radius[a], scene.pos[a]);
+        let (point, distance, outward) = closest(scene, plane, xa, b);
+        plane.n = -outward;
+        plane.gap = distance - ra;
+        plane.xc = 0.5 * (xa + plane.n * ra + point);
+    }
+
+    fn effective_mass(masses: &Masses<'_>, a: Piece, b: Piece) -> f64 {
+        let (ma, mb) = (masses.balls[a.index()], masses.blocks[b.index()]);
+        ma * mb / (ma + mb)
+    }
+}

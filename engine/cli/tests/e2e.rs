@@ -43,10 +43,18 @@ fn configs(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Examples that wait for an engine feature: they are only checked (see
+/// [`waiting_examples_check`]) until it lands, then move to the runs.
+const WAITING: &[(&str, &str)] = &[(
+    "configs/blocks.toml",
+    "block contacts: until they land the blocks fall through the box",
+)];
+
 #[test]
 fn every_example_config_runs_shortened() {
     let mut all = Vec::new();
     configs(&workspace_root().join("configs"), &mut all);
+    all.retain(|p| !WAITING.iter().any(|(w, _)| workspace_root().join(w) == *p));
     all.sort();
     assert!(!all.is_empty());
     let tmp = tempfile::tempdir().unwrap();
@@ -69,6 +77,24 @@ fn every_example_config_runs_shortened() {
         );
         check_dataset(&out);
     }
+}
+
+#[test]
+fn waiting_examples_check() {
+    for (config, waits_for) in WAITING {
+        let o = talus(&["check", config]);
+        assert!(
+            o.status.success(),
+            "{config} (waiting for {waits_for}) does not check:\n{}",
+            stderr(&o)
+        );
+        let said = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(said.contains(": ok ("), "{said}");
+    }
+    // The blocks example builds what it says: 300 blocks of three shapes.
+    let o = talus(&["check", "configs/blocks.toml"]);
+    let said = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(said.contains("300 blocks of 3 shapes"), "{said}");
 }
 
 /// Contact part files of a run, in name order.

@@ -19,7 +19,7 @@ use serde_spanned::Spanned;
 use super::balls::DEFAULT_BALL_GROUP;
 use super::{
     damping, density, fix_flags, group_name, int_at_least, lattice_cells, max_attempts, positive,
-    region, reject_foreign_keys, seed_or, span_of, vec3_or, Ctx, Result,
+    region, seed_or, span_of, vec3_or, Ctx, KindTable, Result,
 };
 use crate::error::ConfigError;
 use crate::mesh::FileIssue;
@@ -155,23 +155,15 @@ pub(super) fn block_source(
         ("blocks", span_of(&b.blocks)),
         ("path", span_of(&b.path)),
     ];
-    reject_foreign_keys(
+    let kind_table = KindTable::new(
         ctx,
-        &present,
-        kind.keys(),
-        BLOCK_COMMON_KEYS,
+        table_span.clone(),
         kind.as_str(),
+        &present,
+        (kind.keys(), BLOCK_COMMON_KEYS),
         table,
     )?;
-    let require = |key: &str| {
-        ctx.missing(
-            &table_span,
-            format!(
-                "missing key '{key}' in {table} (kind = \"{}\")",
-                kind.as_str()
-            ),
-        )
-    };
+    let require = |key: &str| kind_table.missing(key);
 
     let group = group_name(ctx, &b.group, DEFAULT_BALL_GROUP, table)?;
     let density = density(ctx, &b.density, table)?.ok_or_else(|| {

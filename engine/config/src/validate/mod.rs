@@ -448,31 +448,60 @@ fn positive(ctx: &Ctx<'_>, span: &Range<usize>, v: f64, what: &str, unit: &str) 
     }
 }
 
-/// Rejects keys that the chosen kind does not use.
-fn reject_foreign_keys(
-    ctx: &Ctx<'_>,
-    present: &[(&str, Option<Range<usize>>)],
-    allowed: &[&str],
-    common: &[&str],
-    kind: &str,
-    table: &str,
-) -> Result<()> {
-    for (key, span) in present {
-        if let Some(span) = span {
-            if !allowed.contains(key) {
-                let all: Vec<&str> = common.iter().chain(allowed).copied().collect();
-                return Err(ctx.src.err(
-                    ErrorKind::UnknownKey,
-                    span,
-                    format!(
-                        "key '{key}' does not apply to kind = \"{kind}\" in {table}; allowed: {}",
-                        all.join(", ")
-                    ),
-                ));
+/// A `[[...]]` table with a `kind`, its foreign keys rejected: makes the
+/// "missing key" errors of its kind.
+struct KindTable<'a> {
+    ctx: &'a Ctx<'a>,
+    span: Range<usize>,
+    kind: &'static str,
+    table: &'a str,
+}
+
+impl<'a> KindTable<'a> {
+    /// Rejects the keys in `present` (name, span if given) that `kind`
+    /// does not use: those not in `allowed` (the kind's own keys); the
+    /// message lists `common` and `allowed`.
+    fn new(
+        ctx: &'a Ctx<'a>,
+        span: Range<usize>,
+        kind: &'static str,
+        present: &[(&str, Option<Range<usize>>)],
+        (allowed, common): (&[&str], &[&str]),
+        table: &'a str,
+    ) -> Result<Self> {
+        for (key, key_span) in present {
+            if let Some(key_span) = key_span {
+                if !allowed.contains(key) {
+                    let all: Vec<&str> = common.iter().chain(allowed).copied().collect();
+                    return Err(ctx.src.err(
+                        ErrorKind::UnknownKey,
+                        key_span,
+                        format!(
+                            "key '{key}' does not apply to kind = \"{kind}\" in {table}; allowed: {}",
+                            all.join(", ")
+                        ),
+                    ));
+                }
             }
         }
+        Ok(KindTable {
+            ctx,
+            span,
+            kind,
+            table,
+        })
     }
-    Ok(())
+
+    /// The error for a required key of this kind that the table lacks.
+    fn missing(&self, key: &str) -> ConfigError {
+        self.ctx.missing(
+            &self.span,
+            format!(
+                "missing key '{key}' in {} (kind = \"{}\")",
+                self.table, self.kind
+            ),
+        )
+    }
 }
 
 fn span_of<T>(v: &Option<Spanned<T>>) -> Option<Range<usize>> {

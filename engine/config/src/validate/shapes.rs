@@ -15,7 +15,7 @@ use std::path::Path;
 
 use serde_spanned::Spanned;
 
-use super::{int_at_least, positive, reject_foreign_keys, seed_or, span_of, Ctx, Result};
+use super::{int_at_least, positive, seed_or, span_of, Ctx, KindTable, Result};
 use crate::error::ConfigError;
 use crate::mesh::FileIssue;
 use crate::spec::{Int, ShapeKindSpec, ShapeSpec, SHAPE_COMMON_KEYS};
@@ -68,23 +68,15 @@ pub(super) fn shape_sources(
         ("path", span_of(&s.path)),
         ("scale", span_of(&s.scale)),
     ];
-    reject_foreign_keys(
+    let kind_table = KindTable::new(
         ctx,
-        &present,
-        kind.keys(),
-        SHAPE_COMMON_KEYS,
+        table_span.clone(),
         kind.as_str(),
+        &present,
+        (kind.keys(), SHAPE_COMMON_KEYS),
         table,
     )?;
-    let require = |key: &str| {
-        ctx.missing(
-            &table_span,
-            format!(
-                "missing key '{key}' in {table} (kind = \"{}\")",
-                kind.as_str()
-            ),
-        )
-    };
+    let require = |key: &str| kind_table.missing(key);
     let size = |v: &Option<Spanned<crate::spec::Num<crate::spec::Meters>>>, key: &str| {
         let v = v.as_ref().ok_or_else(|| require(key))?;
         positive(

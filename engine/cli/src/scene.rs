@@ -14,11 +14,21 @@ fn v3(a: [f64; 3]) -> Vec3 {
     Vec3::from_array(a)
 }
 
+/// Creates the simulation ([`populate`]) and has the engine check it is
+/// ready to run ([`Simulation::setup`]).
+pub fn build(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation> {
+    let mut sim = populate(cfg, registry)?;
+    sim.setup()
+        .map_err(|e| anyhow!("{}: {e}", cfg.source.display()))?;
+    Ok(sim)
+}
+
 /// Creates the simulation: groups, balls, block shapes and blocks
 /// (generators run here, balls first, so random block fills keep clear of
 /// every ball), walls and model assignments for every pair of groups that
-/// can touch.
-pub fn build(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation> {
+/// can touch; everything [`build`] does but the engine's final checks, for
+/// tools and tests that look at what a config makes.
+pub fn populate(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation> {
     let settings = Settings {
         gravity: v3(cfg.run.gravity),
         timestep: cfg.run.dt,
@@ -193,8 +203,6 @@ pub fn build(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation> {
         sim.assign(ga, gb, model, values)
             .map_err(|e| error_at(&rule.location, e))?;
     }
-    sim.setup()
-        .map_err(|e| anyhow!("{}: {e}", cfg.source.display()))?;
     Ok(sim)
 }
 

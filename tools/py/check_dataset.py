@@ -3,7 +3,8 @@
 
 Usage: python3 tools/py/check_dataset.py OUT [--plot PNG]
 
-For each table folder present (contacts/, bodies/, walls/) it:
+For each table folder present (contacts/, bodies/, walls/, shape_vertices/,
+shape_faces/) it:
   * reads OUT/<table>/*.parquet with polars.scan_parquet(...).collect();
   * reads OUT/<table> with pandas.read_parquet (pyarrow engine);
   * checks both give the same row count, the same columns in the same
@@ -24,7 +25,7 @@ import json
 import sys
 from pathlib import Path
 
-TABLES = ("contacts", "bodies", "walls")
+TABLES = ("contacts", "bodies", "walls", "shape_vertices", "shape_faces")
 
 
 class Mismatch(Exception):

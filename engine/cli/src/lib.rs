@@ -42,6 +42,8 @@ pub struct RunSummary {
     pub loop_seconds: f64,
     /// Balls.
     pub balls: usize,
+    /// Blocks.
+    pub blocks: usize,
     /// Contacts at the end.
     pub contacts: usize,
     /// Active contacts at the end.
@@ -190,6 +192,15 @@ fn run_loaded(
 
     // From here on, every failure still closes the dataset cleanly.
     let result = (|| -> Result<()> {
+        // The block shapes never change: written once, up front.
+        {
+            let snap = sim.snapshot();
+            if !snap.shapes().is_empty() {
+                let send = |table, frame| writer.send(table, frame).map_err(|e| anyhow!("{e}"));
+                send(Table::ShapeVertices, recorder.shape_vertices(&snap))?;
+                send(Table::ShapeFaces, recorder.shape_faces(&snap))?;
+            }
+        }
         sim.prepare()
             .map_err(|e| anyhow!("{}: {e}", cfg.source.display()))?;
         record(&mut sim, &writer, false)?;
@@ -281,6 +292,7 @@ fn run_loaded(
         time: sim.time,
         loop_seconds,
         balls: sim.n_balls(),
+        blocks: sim.n_blocks(),
         contacts: sim.n_contacts(),
         active: sim.n_active(),
         out,

@@ -74,6 +74,9 @@ fn print_summary(s: &RunSummary) {
     ));
     println!("time by stage   {}", stages.join(", "));
     println!("balls           {}", s.balls);
+    if s.blocks > 0 {
+        println!("blocks          {}", s.blocks);
+    }
     println!(
         "contacts        {} ({} active, {:.3} active per ball)",
         s.contacts,
@@ -113,9 +116,11 @@ fn main_inner(cli: Cli) -> Result<()> {
         Command::Check { config } => {
             let sim = talus_cli::check(&config)?;
             println!(
-                "{}: ok ({} balls, {} walls, {} models)",
+                "{}: ok ({} balls, {} blocks of {} shapes, {} walls, {} models)",
                 config.display(),
                 sim.balls().len(),
+                sim.n_blocks(),
+                sim.shapes().len(),
                 sim.walls().len(),
                 sim.models.len()
             );

@@ -1,5 +1,6 @@
 //! The output schema: turns a [`Snapshot`] of the simulation into output
-//! frames (one row per contact, ball or wall at the recorded step).
+//! frames (one row per contact, body or wall at the recorded step, and the
+//! block shapes once per run).
 //!
 //! Reads: the snapshot's rows, its step and time, and the models' state
 //! slots. Writes: [`Frame`]s of named columns with units and descriptions.
@@ -66,15 +67,22 @@ fn contact_values(c: &ContactRow<'_>) -> [f64; 24] {
     ]
 }
 
-/// The vector columns of the bodies table (component names, unit,
-/// description), in the order of the values [`Recorder::bodies`] pushes.
-const BODY_VECTORS: [([&str; 3], &str, &str); 5] = [
-    (["x", "y", "z"], "m", "centre"),
+/// The vector columns of the bodies table after the orientation (component
+/// names, unit, description), in the order of the values
+/// [`Recorder::bodies`] pushes.
+const BODY_VECTORS: [([&str; 3], &str, &str); 4] = [
     (["vx", "vy", "vz"], "m/s", "velocity (half step)"),
     (["wx", "wy", "wz"], "rad/s", "angular velocity (half step)"),
     (["fx", "fy", "fz"], "N", "resultant contact force"),
     (["mx", "my", "mz"], "N m", "resultant contact moment"),
 ];
+
+/// The centre of the bodies table.
+const BODY_CENTRE: [([&str; 3], &str, &str); 1] =
+    [(["x", "y", "z"], "m", "centre (a block's centroid)")];
+
+/// The orientation columns of the bodies table.
+const BODY_ORIENTATION: [&str; 4] = ["qw", "qx", "qy", "qz"];
 
 /// The vector columns of the walls table, in the order of the values
 /// [`Recorder::walls`] pushes.
@@ -288,30 +296,160 @@ impl Recorder {
         f
     }
 
-    /// One row per body.
+    /// One row per body: balls, then blocks.
     pub fn bodies(&self, snap: &Snapshot<'_>) -> Frame {
         let n = snap.n_bodies();
         let mut id = Vec::with_capacity(n);
         let mut kind = Vec::with_capacity(n);
         let mut group = Vec::with_capacity(n);
+        let mut shape = Vec::with_capacity(n);
         let mut radius = Vec::with_capacity(n);
         let mut mass = Vec::with_capacity(n);
+        let mut centre = Vec3Columns::with_capacity(n);
+        let mut quat: [Vec<f64>; 4] = std::array::from_fn(|_| Vec::with_capacity(n));
         let mut vectors = Vec3Columns::with_capacity(n);
         for b in snap.bodies() {
             id.push(b.id);
             kind.push(b.kind.name().to_string());
             group.push(b.group.to_string());
+            shape.push(b.shape.map_or(-1, i64::from));
             radius.push(b.radius);
             mass.push(b.mass);
-            vectors.push([b.pos, b.vel, b.spin, b.force, b.moment]);
+            centre.push([b.pos]);
+            let q = b.orientation;
+            for (col, v) in quat.iter_mut().zip([q.w, q.x, q.y, q.z]) {
+                col.push(v);
+            }
+            vectors.push([b.vel, b.spin, b.force, b.moment]);
         }
         let mut frame = step_and_time(snap, n)
-            .push("id", "-", "ball id", Column::U64(id))
-            .push("kind", "", "body kind", Column::Str(kind))
+            .push(
+                "id",
+                "-",
+                "body id within its kind (balls and blocks are each numbered from 1)",
+                Column::U64(id),
+            )
+            .push("kind", "", "body kind: ball or block", Column::Str(kind))
             .push("group", "", "group name", Column::Str(group))
-            .push("radius", "m", "radius", Column::F64(radius))
+            .push(
+                "shape",
+                "-",
+                "block shape index (shape_vertices, shape_faces), -1 for balls",
+                Column::I64(shape),
+            )
+            .push(
+                "radius",
+                "m",
+                "radius; for a block the bounding radius about its centroid",
+                Column::F64(radius),
+            )
             .push("mass", "kg", "mass", Column::F64(mass));
+        centre.add_to(&mut frame, &BODY_CENTRE);
+        for (name, col) in BODY_ORIENTATION.into_iter().zip(quat) {
+            frame.add(
+                Field::new(
+                    name,
+                    "-",
+                    "orientation quaternion, body (principal) frame to world; identity for balls",
+                ),
+                Column::F64(col),
+            );
+        }
         vectors.add_to(&mut frame, &BODY_VECTORS);
+        frame
+    }
+
+    /// One row per vertex of every block shape, in the shape's principal
+    /// frame (centroid at the origin): a block's vertex `v` sits at
+    /// `R(q) v + c` in the world, `q` and `c` from the bodies table. Written
+    /// once per run.
+    pub fn shape_vertices(&self, snap: &Snapshot<'_>) -> Frame {
+        let n: usize = snap
+            .shapes()
+            .iter()
+            .map(|s| s.polyhedron.vertices().len())
+            .sum();
+        let mut shape = Vec::with_capacity(n);
+        let mut name = Vec::with_capacity(n);
+        let mut vertex = Vec::with_capacity(n);
+        let mut coords = Vec3Columns::with_capacity(n);
+        for (k, s) in snap.shapes().iter().enumerate() {
+            for (i, &v) in s.polyhedron.vertices().iter().enumerate() {
+                shape.push(k as i64);
+                name.push(s.name.clone());
+                vertex.push(i as u32);
+                coords.push([v]);
+            }
+        }
+        let mut frame = Frame::new()
+            .push(
+                "shape",
+                "-",
+                "shape index, as in the bodies table",
+                Column::I64(shape),
+            )
+            .push("name", "", "shape name from the config", Column::Str(name))
+            .push(
+                "vertex",
+                "-",
+                "vertex index within the shape, from 0",
+                Column::U32(vertex),
+            );
+        coords.add_to(
+            &mut frame,
+            &[(
+                ["x", "y", "z"],
+                "m",
+                "vertex in the shape's principal frame (centroid at the origin)",
+            )],
+        );
+        frame
+    }
+
+    /// One row per triangle of every block shape's surface, its corners
+    /// counter-clockwise seen from outside (the right-hand normal points
+    /// out). Written once per run.
+    pub fn shape_faces(&self, snap: &Snapshot<'_>) -> Frame {
+        let n: usize = snap
+            .shapes()
+            .iter()
+            .map(|s| s.polyhedron.facets().len())
+            .sum();
+        let mut shape = Vec::with_capacity(n);
+        let mut face = Vec::with_capacity(n);
+        let mut corners: [Vec<u32>; 3] = std::array::from_fn(|_| Vec::with_capacity(n));
+        for (k, s) in snap.shapes().iter().enumerate() {
+            for (f, t) in s.polyhedron.facets().iter().enumerate() {
+                shape.push(k as i64);
+                face.push(f as u32);
+                for (col, &v) in corners.iter_mut().zip(t) {
+                    col.push(v);
+                }
+            }
+        }
+        let mut frame = Frame::new()
+            .push(
+                "shape",
+                "-",
+                "shape index, as in the bodies table",
+                Column::I64(shape),
+            )
+            .push(
+                "face",
+                "-",
+                "triangle index within the shape, from 0",
+                Column::U32(face),
+            );
+        for (name, col) in ["v0", "v1", "v2"].into_iter().zip(corners) {
+            frame.add(
+                Field::new(
+                    name,
+                    "-",
+                    "corner: vertex index in shape_vertices, counter-clockwise from outside",
+                ),
+                Column::U32(col),
+            );
+        }
         frame
     }
 
@@ -432,6 +570,8 @@ mod tests {
             ("contacts", contacts),
             ("bodies", rec.bodies(&snap)),
             ("walls", rec.walls(&snap)),
+            ("shape_vertices", rec.shape_vertices(&snap)),
+            ("shape_faces", rec.shape_faces(&snap)),
         ] {
             let written: Vec<(String, String)> = frame
                 .fields

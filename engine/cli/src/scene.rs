@@ -2,18 +2,33 @@
 //! model registry. Every error names the place in the config it comes from.
 
 use anyhow::{anyhow, Result};
-use talus_config::{error_at, BallKind, RunConfig};
-use talus_core::generate::{lattice_balls, random_balls};
-use talus_core::{BallInit, Settings, Simulation, Vec3, Wall};
+use talus_config::{error_at, BallKind, BlockKind, BlockSource, RunConfig};
+use talus_core::generate::{
+    given_to_world, lattice_balls, lattice_blocks, random_balls, random_blocks, BlockMix,
+    PlacedBlock,
+};
+use talus_core::{BallInit, BlockInit, BlockShape, Settings, Simulation, Vec3, Wall};
 use talus_host::ModelRegistry;
 
 fn v3(a: [f64; 3]) -> Vec3 {
     Vec3::from_array(a)
 }
 
-/// Creates the simulation: groups, balls (generators run here), walls and
-/// model assignments for every pair of groups that can touch.
+/// Creates the simulation ([`populate`]) and has the engine check it is
+/// ready to run ([`Simulation::setup`]).
 pub fn build(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation> {
+    let mut sim = populate(cfg, registry)?;
+    sim.setup()
+        .map_err(|e| anyhow!("{}: {e}", cfg.source.display()))?;
+    Ok(sim)
+}
+
+/// Creates the simulation: groups, balls, block shapes and blocks
+/// (generators run here, balls first, so random block fills keep clear of
+/// every ball), walls and model assignments for every pair of groups that
+/// can touch; everything [`build`] does but the engine's final checks, for
+/// tools and tests that look at what a config makes.
+pub fn populate(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation> {
     let settings = Settings {
         gravity: v3(cfg.run.gravity),
         timestep: cfg.run.dt,
@@ -73,6 +88,31 @@ pub fn build(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation> {
         }
     }
 
+    // The config's shape order is the simulation's shape index.
+    for s in &cfg.shapes {
+        sim.add_shape(s.shape.clone());
+    }
+    let shapes: Vec<BlockShape> = cfg.shapes.iter().map(|s| s.shape.clone()).collect();
+    for (k, src) in cfg.blocks.iter().enumerate() {
+        let at = |e: String| error_at(&src.location, format!("[[blocks]] #{}: {e}", k + 1));
+        let group = sim.group(&src.group);
+        for (b, velocity, spin) in block_poses(src, &shapes, &placed).map_err(at)? {
+            placed.push((b.pos, shapes[b.shape as usize].radius));
+            sim.add_block(BlockInit {
+                shape: b.shape,
+                pos: b.pos,
+                orientation: b.orientation,
+                velocity: v3(velocity),
+                spin: v3(spin),
+                density: src.density,
+                group,
+                damping: src.damping,
+                fixity: src.fix,
+            })
+            .map_err(|e| at(e.to_string()))?;
+        }
+    }
+
     for w in &cfg.walls {
         let group = sim.group(&w.group);
         let mut wall = Wall::new(&w.name, &w.mesh.vertices, &w.mesh.triangles, w.centre)
@@ -91,11 +131,12 @@ pub fn build(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation> {
         sim.add_wall(wall, group);
     }
 
-    // Every pair of groups that can touch needs a model: ball-ball pairs
-    // and ball-wall pairs (walls never touch walls).
+    // Every pair of groups that can touch needs a model: pairs of bodies
+    // (balls and blocks) and body-wall pairs (walls never touch walls).
     let names: Vec<String> = sim.group_names().to_vec();
-    let ball_groups: Vec<String> = {
+    let body_groups: Vec<String> = {
         let mut g: Vec<u16> = sim.balls().group.to_vec();
+        g.extend(sim.blocks().group.iter());
         g.sort_unstable();
         g.dedup();
         g.into_iter().map(|i| names[i as usize].clone()).collect()
@@ -107,8 +148,8 @@ pub fn build(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation> {
         g.into_iter().map(|i| names[i as usize].clone()).collect()
     };
     let mut pairs: Vec<(String, String)> = Vec::new();
-    for (i, a) in ball_groups.iter().enumerate() {
-        for b in ball_groups[i..].iter().chain(wall_groups.iter()) {
+    for (i, a) in body_groups.iter().enumerate() {
+        for b in body_groups[i..].iter().chain(wall_groups.iter()) {
             pairs.push((a.clone(), b.clone()));
         }
     }
@@ -162,9 +203,76 @@ pub fn build(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation> {
         sim.assign(ga, gb, model, values)
             .map_err(|e| error_at(&rule.location, e))?;
     }
-    sim.setup()
-        .map_err(|e| anyhow!("{}: {e}", cfg.source.display()))?;
     Ok(sim)
+}
+
+/// A block to add: its pose, initial velocity (m/s) and spin (rad/s).
+type BlockStart = (PlacedBlock, [f64; 3], [f64; 3]);
+
+/// The blocks of one `[[blocks]]` source with their initial velocity and
+/// spin: fills run the engine's generators (keeping clear of the `placed`
+/// bounding spheres), explicit rows turn their shape from the frame it was
+/// given in and default to where it was given.
+fn block_poses(
+    src: &BlockSource,
+    shapes: &[BlockShape],
+    placed: &[(Vec3, f64)],
+) -> std::result::Result<Vec<BlockStart>, String> {
+    let common = |b: PlacedBlock| (b, src.velocity, src.spin);
+    Ok(match &src.kind {
+        BlockKind::Random {
+            choices,
+            orientation,
+            count,
+            region,
+            seed,
+            max_attempts,
+        } => {
+            let mix = BlockMix {
+                shapes,
+                choices,
+                orientation: *orientation,
+            };
+            random_blocks(&mix, *count, *region, *seed, *max_attempts as usize, placed)?
+                .into_iter()
+                .map(common)
+                .collect()
+        }
+        BlockKind::Lattice {
+            choices,
+            orientation,
+            spacing,
+            region,
+            counts,
+            seed,
+        } => {
+            let mix = BlockMix {
+                shapes,
+                choices,
+                orientation: *orientation,
+            };
+            lattice_blocks(&mix, *spacing, *region, *counts, *seed)
+                .into_iter()
+                .map(common)
+                .collect()
+        }
+        BlockKind::Explicit(rows) => rows
+            .iter()
+            .map(|r| {
+                let shape = &shapes[r.shape as usize];
+                let b = PlacedBlock {
+                    shape: r.shape,
+                    pos: r.pos.map_or(shape.input_centroid, v3),
+                    orientation: given_to_world(shape, r.orientation),
+                };
+                (
+                    b,
+                    r.velocity.unwrap_or(src.velocity),
+                    r.spin.unwrap_or(src.spin),
+                )
+            })
+            .collect(),
+    })
 }
 
 // The config's inactive-side bits are the core's.

@@ -12,7 +12,10 @@ use std::ops::Range;
 use toml::de::{DeTable, DeValue};
 
 use crate::error::{ConfigError, ErrorKind, Source};
-use crate::spec::{BallKindSpec, WallKindSpec, BALL_COMMON_KEYS, WALL_COMMON_KEYS};
+use crate::spec::{
+    BallKindSpec, BlockKindSpec, ShapeKindSpec, WallKindSpec, BALL_COMMON_KEYS, BLOCK_COMMON_KEYS,
+    SHAPE_COMMON_KEYS, WALL_COMMON_KEYS,
+};
 
 /// One step of a key path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,8 +144,9 @@ fn key_and_table(path: &[Seg]) -> (Option<&str>, &[Seg]) {
     }
 }
 
-/// For a `[[balls]]` or `[[walls]]` table with a valid `kind`, the kind and
-/// the keys that kind allows (the serde list is the union over all kinds).
+/// For a `[[balls]]`, `[[walls]]`, `[[shapes]]` or `[[blocks]]` table with
+/// a valid `kind`, the kind and the keys that kind allows (the serde list
+/// is the union over all kinds).
 fn kind_keys<'a>(root: &'a DeTable<'_>, table: &[Seg]) -> Option<(String, Vec<&'static str>)> {
     let [Seg::Key(section), Seg::Index(i)] = table else {
         return None;
@@ -169,6 +173,14 @@ fn kind_keys<'a>(root: &'a DeTable<'_>, table: &[Seg]) -> Option<(String, Vec<&'
         "walls" => {
             let k = WallKindSpec::from_name(kind)?;
             WALL_COMMON_KEYS.iter().chain(k.keys()).copied().collect()
+        }
+        "shapes" => {
+            let k = ShapeKindSpec::from_name(kind)?;
+            SHAPE_COMMON_KEYS.iter().chain(k.keys()).copied().collect()
+        }
+        "blocks" => {
+            let k = BlockKindSpec::from_name(kind)?;
+            BLOCK_COMMON_KEYS.iter().chain(k.keys()).copied().collect()
         }
         _ => return None,
     };

@@ -49,8 +49,8 @@ use std::path::Path;
 
 pub use error::{error_at, ConfigError, ErrorKind, Location};
 pub use types::{
-    BallKind, BallRow, BallSource, Duration, MeshData, ModelAssignment, OutputSettings, PluginPath,
-    RunConfig, RunSettings, WallSource,
+    BallKind, BallRow, BallSource, BlockKind, BlockRow, BlockSource, Duration, MeshData,
+    ModelAssignment, OutputSettings, PluginPath, RunConfig, RunSettings, ShapeSource, WallSource,
 };
 
 /// Reads, parses and validates the config file at `path`, and reads the

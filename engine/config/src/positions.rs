@@ -217,17 +217,52 @@ fn read_xyz_header(
     Ok(())
 }
 
-/// CSV columns understood by [`read_csv`].
-pub(crate) const CSV_COLUMNS: &[&str] = &["x", "y", "z", "radius", "r", "vx", "vy", "vz"];
+/// The columns a CSV file may have: each a name with its aliases; some
+/// required, some only all together.
+pub(crate) struct CsvSchema {
+    /// Per column, its accepted names (lower case), the first one canonical.
+    pub columns: &'static [&'static [&'static str]],
+    /// Columns every file must have.
+    pub required: &'static [usize],
+    /// Column sets that come all together or not at all.
+    pub together: &'static [&'static [usize]],
+    /// The header as a reader would write it, for messages
+    /// (`x,y,z[,radius][,vx,vy,vz]`).
+    pub layout: &'static str,
+}
 
-/// Reads CSV with a header row naming the columns (case-insensitive, any
-/// order): `x`, `y`, `z` required; `radius` (or `r`) optional; `vx`, `vy`,
-/// `vz` optional but all three together. Fields are plain numbers separated
-/// by commas (no quoting). Blank lines and lines starting with `#` are
-/// skipped.
-pub(crate) fn read_csv(text: &str) -> Result<PositionsFile, FileIssue> {
-    let mut out = PositionsFile::default();
-    let mut columns: Option<CsvColumns> = None;
+/// One CSV data row: per schema column, its value and 1-based character
+/// column, `None` when the file has no such column.
+pub(crate) struct CsvRow {
+    /// 1-based line in the file.
+    pub line: usize,
+    pub values: Vec<Option<(f64, usize)>>,
+}
+
+impl CsvRow {
+    /// The value of schema column `k`, if the file has it.
+    pub(crate) fn get(&self, k: usize) -> Option<f64> {
+        self.values[k].map(|v| v.0)
+    }
+
+    /// The values of schema columns `ks`, if the file has them (a
+    /// validated row has all of a `together` set or none).
+    pub(crate) fn all<const N: usize>(&self, ks: [usize; N]) -> Option<[f64; N]> {
+        let mut out = [0.0; N];
+        for (slot, k) in out.iter_mut().zip(ks) {
+            *slot = self.get(k)?;
+        }
+        Some(out)
+    }
+}
+
+/// Reads CSV with a header row naming the columns of `schema`
+/// (case-insensitive, any order), then plain numbers separated by commas
+/// (no quoting). Blank lines and lines starting with `#` are skipped.
+pub(crate) fn read_csv_rows(text: &str, schema: &CsvSchema) -> Result<Vec<CsvRow>, FileIssue> {
+    let mut rows = Vec::new();
+    // Per schema column, its field index in the file.
+    let mut columns: Option<(usize, Vec<Option<usize>>)> = None;
     for (i, raw) in text.lines().enumerate() {
         let line_no = i + 1;
         let line = raw.trim_end_matches('\r');
@@ -236,113 +271,147 @@ pub(crate) fn read_csv(text: &str) -> Result<PositionsFile, FileIssue> {
             continue;
         }
         let f = fields(line, Some(','));
-        let Some(cols) = &columns else {
-            columns = Some(CsvColumns::from_header(line_no, &f)?);
+        let Some((n_fields, index)) = &columns else {
+            columns = Some((f.len(), csv_header(line_no, &f, schema)?));
             continue;
         };
-        if f.len() != cols.n_fields {
+        if f.len() != *n_fields {
             return Err(FileIssue::at(
                 line_no,
                 1,
                 format!(
-                    "expected {} comma-separated field(s) as in the header, found {}",
-                    cols.n_fields,
+                    "expected {n_fields} comma-separated field(s) as in the header, found {}",
                     f.len()
                 ),
             ));
         }
-        let get = |idx: usize, name: &str| number(line_no, f[idx].0, f[idx].1, name);
-        let pos = [get(cols.x, "x")?, get(cols.y, "y")?, get(cols.z, "z")?];
-        let radius = match cols.radius {
-            Some(idx) => Some(positive_radius(line_no, f[idx].0, get(idx, "radius")?)?),
-            None => None,
-        };
-        let velocity = match cols.velocity {
-            Some([a, b, c]) => Some([get(a, "vx")?, get(b, "vy")?, get(c, "vz")?]),
-            None => None,
-        };
-        out.rows.push(RawRow {
+        let mut values = Vec::with_capacity(index.len());
+        for (k, idx) in index.iter().enumerate() {
+            values.push(match *idx {
+                Some(idx) => {
+                    let (col, token) = f[idx];
+                    Some((number(line_no, col, token, schema.columns[k][0])?, col))
+                }
+                None => None,
+            });
+        }
+        rows.push(CsvRow {
             line: line_no,
-            pos,
-            radius,
-            velocity,
+            values,
         });
     }
     if columns.is_none() {
-        return Err(FileIssue::whole(
-            "CSV file has no header row (expected columns x,y,z[,radius][,vx,vy,vz])",
-        ));
+        return Err(FileIssue::whole(format!(
+            "CSV file has no header row (expected columns {})",
+            schema.layout
+        )));
+    }
+    Ok(rows)
+}
+
+/// The field index of every schema column in a header row.
+fn csv_header(
+    line_no: usize,
+    f: &[(usize, &str)],
+    schema: &CsvSchema,
+) -> Result<Vec<Option<usize>>, FileIssue> {
+    let mut found: Vec<Option<usize>> = vec![None; schema.columns.len()];
+    for (idx, &(col, name)) in f.iter().enumerate() {
+        let name = name.trim().trim_matches('"').to_ascii_lowercase();
+        let Some(k) = schema
+            .columns
+            .iter()
+            .position(|c| c.contains(&name.as_str()))
+        else {
+            let allowed: Vec<&str> = schema
+                .columns
+                .iter()
+                .flat_map(|c| c.iter())
+                .copied()
+                .collect();
+            return Err(FileIssue::at(
+                line_no,
+                col,
+                format!(
+                    "unknown CSV column '{name}'; allowed: {}",
+                    allowed.join(", ")
+                ),
+            ));
+        };
+        if found[k].is_some() {
+            return Err(FileIssue::at(
+                line_no,
+                col,
+                format!("duplicate CSV column '{name}'"),
+            ));
+        }
+        found[k] = Some(idx);
+    }
+    let names = |ks: &[usize]| -> String {
+        ks.iter()
+            .map(|&k| schema.columns[k][0])
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for &k in schema.required {
+        if found[k].is_none() {
+            return Err(FileIssue::at(
+                line_no,
+                1,
+                format!(
+                    "CSV header lacks column '{}' ({} are required)",
+                    schema.columns[k][0],
+                    names(schema.required)
+                ),
+            ));
+        }
+    }
+    for set in schema.together {
+        let n = set.iter().filter(|&&k| found[k].is_some()).count();
+        if n != 0 && n != set.len() {
+            return Err(FileIssue::at(
+                line_no,
+                1,
+                format!("CSV columns {} come all together or not at all", names(set)),
+            ));
+        }
+    }
+    Ok(found)
+}
+
+/// The columns of a balls positions CSV: `x`, `y`, `z` required; `radius`
+/// (or `r`) optional; `vx`, `vy`, `vz` optional but all three together.
+const BALL_CSV: CsvSchema = CsvSchema {
+    columns: &[
+        &["x"],
+        &["y"],
+        &["z"],
+        &["radius", "r"],
+        &["vx"],
+        &["vy"],
+        &["vz"],
+    ],
+    required: &[0, 1, 2],
+    together: &[&[4, 5, 6]],
+    layout: "x,y,z[,radius][,vx,vy,vz]",
+};
+
+/// Reads a balls positions CSV (columns in [`BALL_CSV`]).
+pub(crate) fn read_csv(text: &str) -> Result<PositionsFile, FileIssue> {
+    let mut out = PositionsFile::default();
+    for row in read_csv_rows(text, &BALL_CSV)? {
+        let radius = match row.values[3] {
+            Some((r, col)) => Some(positive_radius(row.line, col, r)?),
+            None => None,
+        };
+        out.rows.push(RawRow {
+            line: row.line,
+            pos: row.all([0, 1, 2]).expect("x, y, z are required"),
+            radius,
+            velocity: row.all([4, 5, 6]),
+        });
     }
     Ok(out)
-}
-
-struct CsvColumns {
-    n_fields: usize,
-    x: usize,
-    y: usize,
-    z: usize,
-    radius: Option<usize>,
-    velocity: Option<[usize; 3]>,
-}
-
-impl CsvColumns {
-    fn from_header(line_no: usize, f: &[(usize, &str)]) -> Result<Self, FileIssue> {
-        let mut found: [Option<usize>; 8] = [None; 8];
-        for (idx, &(col, name)) in f.iter().enumerate() {
-            let name = name.trim().trim_matches('"').to_ascii_lowercase();
-            let Some(k) = CSV_COLUMNS.iter().position(|c| *c == name) else {
-                return Err(FileIssue::at(
-                    line_no,
-                    col,
-                    format!(
-                        "unknown CSV column '{name}'; allowed: {}",
-                        CSV_COLUMNS.join(", ")
-                    ),
-                ));
-            };
-            // 'r' and 'radius' are one column.
-            let k = if k == 4 { 3 } else { k };
-            if found[k].is_some() {
-                return Err(FileIssue::at(
-                    line_no,
-                    col,
-                    format!("duplicate CSV column '{name}'"),
-                ));
-            }
-            found[k] = Some(idx);
-        }
-        let need = |k: usize| {
-            found[k].ok_or_else(|| {
-                FileIssue::at(
-                    line_no,
-                    1,
-                    format!(
-                        "CSV header lacks column '{}' (x, y and z are required)",
-                        CSV_COLUMNS[k]
-                    ),
-                )
-            })
-        };
-        let velocity = match (found[5], found[6], found[7]) {
-            (Some(a), Some(b), Some(c)) => Some([a, b, c]),
-            (None, None, None) => None,
-            _ => {
-                return Err(FileIssue::at(
-                    line_no,
-                    1,
-                    "CSV velocity needs all three columns vx, vy, vz",
-                ))
-            }
-        };
-        Ok(Self {
-            n_fields: f.len(),
-            x: need(0)?,
-            y: need(1)?,
-            z: need(2)?,
-            radius: found[3],
-            velocity,
-        })
-    }
 }
 
 #[cfg(test)]

@@ -228,6 +228,22 @@ choice!(
     /// `[[walls]] kind`.
     WallKindSpec { Box = "box", Mesh = "mesh" }
 );
+choice!(
+    /// `[[shapes]] kind`.
+    ShapeKindSpec {
+        Box = "box",
+        Tetrahedron = "tetrahedron",
+        Octahedron = "octahedron",
+        Prism = "prism",
+        Random = "random",
+        Vertices = "vertices",
+        Mesh = "mesh",
+    }
+);
+choice!(
+    /// `[[blocks]] kind`.
+    BlockKindSpec { Random = "random", Lattice = "lattice", List = "list", File = "file" }
+);
 
 /// Keys every `[[balls]]` table may have, whatever its kind.
 pub(crate) const BALL_COMMON_KEYS: &[&str] = &[
@@ -245,6 +261,39 @@ pub(crate) const WALL_COMMON_KEYS: &[&str] = &[
     "servo",
     "inactive",
 ];
+
+/// Keys every `[[shapes]]` table may have, whatever its kind.
+pub(crate) const SHAPE_COMMON_KEYS: &[&str] = &["name", "kind"];
+/// Keys every `[[blocks]]` table may have, whatever its kind.
+pub(crate) const BLOCK_COMMON_KEYS: &[&str] = &[
+    "kind", "shape", "shapes", "weights", "group", "density", "damping", "velocity", "spin", "fix",
+];
+
+impl ShapeKindSpec {
+    /// The keys this kind adds to [`SHAPE_COMMON_KEYS`].
+    pub(crate) fn keys(self) -> &'static [&'static str] {
+        match self {
+            ShapeKindSpec::Box => &["size"],
+            ShapeKindSpec::Tetrahedron | ShapeKindSpec::Octahedron => &["edge"],
+            ShapeKindSpec::Prism => &["sides", "radius", "height"],
+            ShapeKindSpec::Random => &["vertices", "axes", "roughness", "seed"],
+            ShapeKindSpec::Vertices => &["points", "hull"],
+            ShapeKindSpec::Mesh => &["path", "scale"],
+        }
+    }
+}
+
+impl BlockKindSpec {
+    /// The keys this kind adds to [`BLOCK_COMMON_KEYS`].
+    pub(crate) fn keys(self) -> &'static [&'static str] {
+        match self {
+            BlockKindSpec::Random => &["count", "region", "orientation", "seed", "max_attempts"],
+            BlockKindSpec::Lattice => &["region", "spacing", "counts", "orientation", "seed"],
+            BlockKindSpec::List => &["blocks"],
+            BlockKindSpec::File => &["path"],
+        }
+    }
+}
 
 impl BallKindSpec {
     /// The keys this kind adds to [`BALL_COMMON_KEYS`].
@@ -373,6 +422,78 @@ impl<'de> Deserialize<'de> for RadiusSpec {
     }
 }
 
+/// A rotation as a quaternion `[w, x, y, z]` (checked to be of unit length
+/// in `validate`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct QuatSpec(pub [f64; 4]);
+
+const QUAT_EXPECTING: &str = "an array of 4 numbers [w, x, y, z] (a unit quaternion)";
+
+impl<'de> Deserialize<'de> for QuatSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = QuatSpec;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(QUAT_EXPECTING)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<QuatSpec, A::Error> {
+                quat_from_seq(seq, &self)
+            }
+        }
+        d.deserialize_seq(V)
+    }
+}
+
+fn quat_from_seq<'de, A: SeqAccess<'de>>(
+    mut seq: A,
+    expected: &dyn de::Expected,
+) -> Result<QuatSpec, A::Error> {
+    let mut out = [0.0; 4];
+    let mut n = 0;
+    while let Some(v) = seq.next_element::<Num<Unitless>>()? {
+        if n < 4 {
+            out[n] = v.0;
+        }
+        n += 1;
+    }
+    if n == 4 {
+        Ok(QuatSpec(out))
+    } else {
+        Err(de::Error::invalid_length(n, expected))
+    }
+}
+
+/// `orientation` of a block fill: `"random"` or a quaternion.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum OrientationSpec {
+    Random,
+    Fixed(QuatSpec),
+}
+
+impl<'de> Deserialize<'de> for OrientationSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = OrientationSpec;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "\"random\" or {QUAT_EXPECTING}")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<OrientationSpec, E> {
+                if v == "random" {
+                    Ok(OrientationSpec::Random)
+                } else {
+                    Err(E::invalid_value(de::Unexpected::Str(v), &self))
+                }
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<OrientationSpec, A::Error> {
+                quat_from_seq(seq, &self).map(OrientationSpec::Fixed)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// `properties`: a table of numbers, keys with their spans, in key order.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PropertiesSpec(pub Vec<(Spanned<String>, Spanned<Num<Unitless>>)>);
@@ -413,6 +534,10 @@ pub(crate) struct ConfigSpec {
     pub balls: Vec<S<BallSpec>>,
     #[serde(default)]
     pub walls: Vec<S<WallSpec>>,
+    #[serde(default)]
+    pub shapes: Vec<S<ShapeSpec>>,
+    #[serde(default)]
+    pub blocks: Vec<S<BlockSpec>>,
     pub output: Option<S<OutputSpec>>,
 }
 
@@ -570,6 +695,66 @@ pub(crate) struct WallSpec {
     pub scale: Option<S<Num<Unitless>>>,
     pub translate: Option<S<Vec3<Meters>>>,
     pub flip_normals: Option<S<bool>>,
+}
+
+/// `[[shapes]]`: one flat table for every kind, like [`BallSpec`].
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table [[shapes]]")]
+pub(crate) struct ShapeSpec {
+    pub name: S<String>,
+    pub kind: S<ShapeKindSpec>,
+    pub size: Option<S<Vec3<Meters>>>,
+    pub edge: Option<S<Num<Meters>>>,
+    pub sides: Option<S<Int>>,
+    pub radius: Option<S<Num<Meters>>>,
+    pub height: Option<S<Num<Meters>>>,
+    pub vertices: Option<S<Vec<S<Int>>>>,
+    pub axes: Option<S<Vec3<Meters>>>,
+    pub roughness: Option<S<Num<Unitless>>>,
+    pub seed: Option<S<Int>>,
+    pub points: Option<S<Vec<S<Vec3<Meters>>>>>,
+    pub hull: Option<S<bool>>,
+    pub path: Option<S<String>>,
+    pub scale: Option<S<Num<Unitless>>>,
+}
+
+/// One row of `[[blocks]] kind = "list"`.
+#[derive(Debug, serde::Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table { shape = \"name\", pos = [x, y, z], orientation = [w, x, y, z], velocity = [vx, vy, vz], spin = [wx, wy, wz] }"
+)]
+pub(crate) struct BlockRowSpec {
+    pub shape: Option<S<String>>,
+    pub pos: Option<S<Vec3<Meters>>>,
+    pub orientation: Option<S<QuatSpec>>,
+    pub velocity: Option<S<Vec3<MetersPerS>>>,
+    pub spin: Option<S<Vec3<RadPerS>>>,
+}
+
+/// `[[blocks]]`: one flat table for every kind, like [`BallSpec`].
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table [[blocks]]")]
+pub(crate) struct BlockSpec {
+    pub kind: S<BlockKindSpec>,
+    pub shape: Option<S<String>>,
+    pub shapes: Option<S<Vec<S<String>>>>,
+    pub weights: Option<S<Vec<S<Num<Unitless>>>>>,
+    pub group: Option<S<String>>,
+    pub density: Option<S<Num<KgPerM3>>>,
+    pub damping: Option<S<Num<Unitless>>>,
+    pub velocity: Option<S<Vec3<MetersPerS>>>,
+    pub spin: Option<S<Vec3<RadPerS>>>,
+    pub fix: Option<S<Vec<S<DofSpec>>>>,
+    pub count: Option<S<Int>>,
+    pub region: Option<S<RegionSpec>>,
+    pub orientation: Option<S<OrientationSpec>>,
+    pub seed: Option<S<Int>>,
+    pub max_attempts: Option<S<Int>>,
+    pub spacing: Option<S<Num<Meters>>>,
+    pub counts: Option<S<Vec<S<Int>>>>,
+    pub blocks: Option<S<Vec<S<BlockRowSpec>>>>,
+    pub path: Option<S<String>>,
 }
 
 /// `[output]`.

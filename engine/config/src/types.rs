@@ -13,9 +13,10 @@
 
 use std::path::PathBuf;
 
-use talus_core::generate::RadiusDist;
+use talus_core::generate::{BlockOrientation, RadiusDist};
+use talus_core::math::Quat;
 use talus_core::wall::{Deformation, Resolution, RigidMotion, Servo};
-use talus_core::{Aabb, Fixity, Timestep, Vec3};
+use talus_core::{Aabb, BlockShape, Fixity, Timestep, Vec3};
 
 use crate::error::Location;
 
@@ -37,6 +38,12 @@ pub struct RunConfig {
     pub balls: Vec<BallSource>,
     /// `[[walls]]`, in file order.
     pub walls: Vec<WallSource>,
+    /// `[[shapes]]`, in file order, a mesh table giving one entry per
+    /// object: a shape's index here is its index in the simulation's shape
+    /// table, the one [`BlockSource`]s refer to.
+    pub shapes: Vec<ShapeSource>,
+    /// `[[blocks]]`, in file order.
+    pub blocks: Vec<BlockSource>,
     /// `[output]`.
     pub output: OutputSettings,
 }
@@ -265,6 +272,102 @@ impl MeshData {
         }
         sum.map(|s| s / n)
     }
+}
+
+/// One block shape of `[[shapes]]` (a mesh table gives one per object).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShapeSource {
+    /// The `[[shapes]]` table.
+    pub location: Location,
+    /// The shape, named as the config names it (`name`, or `name/object`
+    /// for an object of a mesh file), already in its principal frame with
+    /// its volume, unit-density moments and bounding radius.
+    pub shape: BlockShape,
+}
+
+/// `[[blocks]]`: one source of blocks and the properties they share.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BlockSource {
+    /// The `[[blocks]]` table.
+    pub location: Location,
+    /// Group name. Default `"default"`.
+    pub group: String,
+    /// Density, kg/m^3, > 0.
+    pub density: f64,
+    /// Local damping coefficient, dimensionless, in [0, 1). Default 0.
+    pub damping: f64,
+    /// Initial velocity, m/s (rows may override it). Default zeros.
+    pub velocity: [f64; 3],
+    /// Initial angular velocity, rad/s (rows may override it). Default
+    /// zeros.
+    pub spin: [f64; 3],
+    /// Fixed degrees of freedom, as for balls; the three rotational flags
+    /// are all set or none (a block's rotation is fixed as a whole).
+    pub fix: Fixity,
+    /// How the blocks are generated.
+    pub kind: BlockKind,
+}
+
+/// How a [`BlockSource`] produces blocks.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BlockKind {
+    /// Non-overlapping random placement by bounding spheres, done by the
+    /// engine ([`talus_core::generate::random_blocks`]).
+    Random {
+        /// Shape indices with their weights (>= 0, at least one > 0).
+        choices: Vec<(u32, f64)>,
+        /// Orientations: uniformly random (the default) or one fixed turn
+        /// from the frame each shape was given in.
+        orientation: BlockOrientation,
+        /// Number of blocks, > 0.
+        count: usize,
+        /// Region that holds the blocks' bounding spheres, m; `min < max`
+        /// on every axis.
+        region: Aabb,
+        /// Seed for this source. Default: `run.seed`.
+        seed: u64,
+        /// Attempts per block before giving up, > 0. Default 1000.
+        max_attempts: u32,
+    },
+    /// A simple cubic lattice, one block per cell, placed by the engine
+    /// ([`talus_core::generate::lattice_blocks`]).
+    Lattice {
+        /// Shape indices with their weights, as for `Random`.
+        choices: Vec<(u32, f64)>,
+        /// Orientations: fixed (default the identity: shapes as given) or
+        /// uniformly random.
+        orientation: BlockOrientation,
+        /// Cell size, m, at least
+        /// [`talus_core::generate::lattice_block_spacing`] (the default).
+        spacing: f64,
+        /// Region the lattice fills, m; `min < max` on every axis, at least
+        /// one spacing long on every axis when `counts` is `None`.
+        region: Aabb,
+        /// Number of cells per axis, each > 0; `None` fills the region.
+        /// When given, the lattice fits in the region (checked).
+        counts: Option<[usize; 3]>,
+        /// Seed of the shape and orientation draws. Default: `run.seed`.
+        seed: u64,
+    },
+    /// Explicit blocks: `kind = "list"` rows or the rows of a CSV file.
+    Explicit(Vec<BlockRow>),
+}
+
+/// One explicit block.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BlockRow {
+    /// Shape index.
+    pub shape: u32,
+    /// Centroid, m; `None` = where the shape was given (its centroid in
+    /// the coordinates of its vertices or mesh file).
+    pub pos: Option<[f64; 3]>,
+    /// Turn from the frame the shape was given in, a unit quaternion
+    /// (normalised). Default the identity.
+    pub orientation: Quat,
+    /// Initial velocity, m/s; `None` = the source's `velocity`.
+    pub velocity: Option<[f64; 3]>,
+    /// Initial angular velocity, rad/s; `None` = the source's `spin`.
+    pub spin: Option<[f64; 3]>,
 }
 
 /// `[output]`: where and how often the run writes.

@@ -17,7 +17,7 @@ use crate::sim::Simulation;
 use talus_geometry::{principal_frame, ConvexPolyhedron};
 
 /// A block shape in its principal frame.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct BlockShape {
     /// Name, for messages and output.
     pub name: String,
@@ -30,6 +30,12 @@ pub struct BlockShape {
     pub unit_moments: Vec3,
     /// Distance from the centroid to the farthest vertex (m).
     pub radius: f64,
+    /// Rotation from the principal frame to the frame the polyhedron was
+    /// given in: a point `y` of [`BlockShape::polyhedron`] is the point
+    /// `input_rotation * y + input_centroid` of the polyhedron as given.
+    pub input_rotation: Quat,
+    /// The centroid in the frame the polyhedron was given in (m).
+    pub input_centroid: Vec3,
 }
 
 impl BlockShape {
@@ -56,6 +62,8 @@ impl BlockShape {
             unit_moments: frame.moments,
             radius,
             polyhedron: poly,
+            input_rotation: frame.rotation,
+            input_centroid: frame.centroid,
         })
     }
 }

@@ -19,11 +19,23 @@ pub enum Table {
     Bodies,
     /// One row per wall per recorded step (`walls/`).
     Walls,
+    /// One row per vertex of each block shape, written once
+    /// (`shape_vertices/`).
+    ShapeVertices,
+    /// One row per triangle of each block shape, written once
+    /// (`shape_faces/`).
+    ShapeFaces,
 }
 
 impl Table {
     /// Every table, in folder order.
-    pub const ALL: [Table; 3] = [Table::Contacts, Table::Bodies, Table::Walls];
+    pub const ALL: [Table; 5] = [
+        Table::Contacts,
+        Table::Bodies,
+        Table::Walls,
+        Table::ShapeVertices,
+        Table::ShapeFaces,
+    ];
 
     /// Name of the table's folder inside the dataset (`"contacts"`, ...),
     /// also stored in the `talus.table` schema metadata key.
@@ -32,6 +44,8 @@ impl Table {
             Table::Contacts => "contacts",
             Table::Bodies => "bodies",
             Table::Walls => "walls",
+            Table::ShapeVertices => "shape_vertices",
+            Table::ShapeFaces => "shape_faces",
         }
     }
 
@@ -40,6 +54,8 @@ impl Table {
             Table::Contacts => 0,
             Table::Bodies => 1,
             Table::Walls => 2,
+            Table::ShapeVertices => 3,
+            Table::ShapeFaces => 4,
         }
     }
 }

@@ -66,7 +66,7 @@ pub struct WriterOptions {
     /// Codec of the part files. Default zstd level 1.
     pub compression: Compression,
     /// When the folder already holds a dataset, remove its `run.json` and
-    /// the part files of the three tables instead of refusing to start.
+    /// the part files of its tables instead of refusing to start.
     /// Other files are left alone. Default false.
     pub overwrite: bool,
 }
@@ -100,6 +100,10 @@ pub struct OutputSummary {
     pub bodies: TableSummary,
     /// The `walls/` table.
     pub walls: TableSummary,
+    /// The `shape_vertices/` table.
+    pub shape_vertices: TableSummary,
+    /// The `shape_faces/` table.
+    pub shape_faces: TableSummary,
 }
 
 impl OutputSummary {
@@ -109,6 +113,8 @@ impl OutputSummary {
             Table::Contacts => &self.contacts,
             Table::Bodies => &self.bodies,
             Table::Walls => &self.walls,
+            Table::ShapeVertices => &self.shape_vertices,
+            Table::ShapeFaces => &self.shape_faces,
         }
     }
 }
@@ -136,7 +142,7 @@ pub struct DatasetWriter {
     dir: PathBuf,
     tx: Option<SyncSender<Message>>,
     thread: Option<JoinHandle<Result<OutputSummary, Arc<OutputError>>>>,
-    signatures: Mutex<[Option<Signature>; 3]>,
+    signatures: Mutex<[Option<Signature>; Table::ALL.len()]>,
     failure: SharedFailure,
 }
 
@@ -166,7 +172,7 @@ fn writer_properties(options: &WriterOptions) -> Result<WriterProperties, Output
 }
 
 /// Files of a previous dataset in `dir`: `run.json` (and its temporary
-/// copy) and the part files of the three table folders.
+/// copy) and the part files of the table folders.
 fn previous_dataset_files(dir: &Path) -> Result<Vec<PathBuf>, OutputError> {
     let mut found = Vec::new();
     for name in [RUN_JSON, RUN_JSON_TMP, "run.json.tmp"] {
@@ -223,8 +229,9 @@ fn prepare_dir(dir: &Path, overwrite: bool) -> Result<(), OutputError> {
 }
 
 impl DatasetWriter {
-    /// Creates the dataset folder (and `contacts/`, `bodies/`, `walls/`
-    /// inside it) and starts the background writer.
+    /// Creates the dataset folder (and one folder per [`Table`] inside it:
+    /// `contacts/`, `bodies/`, `walls/`, `shape_vertices/`, `shape_faces/`)
+    /// and starts the background writer.
     ///
     /// A folder that already holds a `run.json` or part files is refused
     /// with [`OutputErrorKind::DatasetExists`] unless
@@ -275,7 +282,7 @@ impl DatasetWriter {
             dir: dir.to_owned(),
             tx: Some(tx),
             thread: Some(thread),
-            signatures: Mutex::new([None, None, None]),
+            signatures: Mutex::new(Table::ALL.map(|_| None)),
             failure,
         })
     }
@@ -424,7 +431,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 
 /// State of the background thread.
 struct Background {
-    tables: [TableParts; 3],
+    tables: [TableParts; Table::ALL.len()],
     hook: Option<FrameHook>,
     /// The table being written, so that a panic can be pinned on its part.
     busy: Option<Table>,
@@ -510,6 +517,8 @@ impl Background {
             contacts: table(&self.tables[0]),
             bodies: table(&self.tables[1]),
             walls: table(&self.tables[2]),
+            shape_vertices: table(&self.tables[3]),
+            shape_faces: table(&self.tables[4]),
         }
     }
 }

@@ -11,17 +11,18 @@
 use serde_spanned::Spanned;
 
 use super::{
-    group_name, int_at_least, positive, region, reject_foreign_keys, span_of, vec3_or, Ctx, Result,
+    damping, density, fix_flags, group_name, int_at_least, lattice_cells, max_attempts, positive,
+    region, seed_or, span_of, vec3_or, Ctx, KindTable, Result,
 };
 use crate::error::ConfigError;
 use crate::mesh::FileIssue;
 use crate::positions::{self, PositionsFile};
-use crate::spec::{BallKindSpec, BallSpec, DofSpec, PositionsFormat, RadiusSpec, BALL_COMMON_KEYS};
+use crate::spec::{BallKindSpec, BallSpec, PositionsFormat, RadiusSpec, BALL_COMMON_KEYS};
 use crate::types::{BallKind, BallRow, BallSource};
-use talus_core::generate::{lattice_counts, RadiusDist};
+use talus_core::generate::RadiusDist;
 use talus_core::Fixity;
 
-/// The default group of balls.
+/// The default group of balls (and of blocks).
 pub(crate) const DEFAULT_BALL_GROUP: &str = "default";
 
 fn single_radius(ctx: &Ctx<'_>, r: &Spanned<RadiusSpec>, table: &str, kind: &str) -> Result<f64> {
@@ -59,62 +60,20 @@ pub(super) fn ball_source(
         ("path", span_of(&b.path)),
         ("format", span_of(&b.format)),
     ];
-    reject_foreign_keys(
+    let kind_table = KindTable::new(
         ctx,
-        &present,
-        kind.keys(),
-        BALL_COMMON_KEYS,
+        table_span.clone(),
         kind.as_str(),
+        &present,
+        (kind.keys(), BALL_COMMON_KEYS),
         table,
     )?;
-
-    let require = |key: &str| {
-        ctx.missing(
-            &table_span,
-            format!(
-                "missing key '{key}' in {table} (kind = \"{}\")",
-                kind.as_str()
-            ),
-        )
-    };
+    let require = |key: &str| kind_table.missing(key);
 
     let group = group_name(ctx, &b.group, DEFAULT_BALL_GROUP, table)?;
-    let mut density = match &b.density {
-        Some(d) => Some(positive(
-            ctx,
-            &d.span(),
-            d.get_ref().0,
-            &format!("'density' in {table}"),
-            "kg/m^3",
-        )?),
-        None => None,
-    };
-    let damping = match &b.damping {
-        None => 0.0,
-        Some(d) => {
-            let v = d.get_ref().0;
-            if !(0.0..1.0).contains(&v) {
-                return Err(ctx.invalid(
-                    &d.span(),
-                    format!("'damping' in {table} must be in [0, 1), got {v:?}"),
-                ));
-            }
-            v
-        }
-    };
-    let mut fixed = [false; 6];
-    for dof in b.fix.iter().flat_map(|f| f.get_ref()) {
-        let k = match dof.get_ref() {
-            DofSpec::X => 0,
-            DofSpec::Y => 1,
-            DofSpec::Z => 2,
-            DofSpec::Rx => 3,
-            DofSpec::Ry => 4,
-            DofSpec::Rz => 5,
-        };
-        fixed[k] = true;
-    }
-    let fix = Fixity::from_flags(fixed);
+    let mut density = density(ctx, &b.density, table)?;
+    let damping = damping(ctx, &b.damping, table)?;
+    let fix = Fixity::from_flags(fix_flags(&b.fix));
 
     let kind = match kind {
         BallKindSpec::Random => random(ctx, &b, table, run_seed, &require)?,
@@ -191,22 +150,8 @@ fn random(
         b.region.as_ref().ok_or_else(|| require("region"))?,
         table,
     )?;
-    let seed = match &b.seed {
-        Some(s) => int_at_least(ctx, s, 0, &format!("'seed' in {table}"))? as u64,
-        None => run_seed,
-    };
-    let max_attempts = match &b.max_attempts {
-        Some(m) => {
-            let n = int_at_least(ctx, m, 1, &format!("'max_attempts' in {table}"))?;
-            u32::try_from(n).map_err(|_| {
-                ctx.invalid(
-                    &m.span(),
-                    format!("'max_attempts' in {table} must be at most {}", u32::MAX),
-                )
-            })?
-        }
-        None => 1000,
-    };
+    let seed = seed_or(ctx, &b.seed, run_seed, table)?;
+    let max_attempts = max_attempts(ctx, &b.max_attempts, table)?;
     Ok(BallKind::Random {
         count,
         radius,
@@ -245,52 +190,15 @@ fn lattice(
     };
     let region_spec = b.region.as_ref().ok_or_else(|| require("region"))?;
     let region = region(ctx, region_spec, table)?;
-    let counts = match &b.counts {
-        None => {
-            let n = lattice_counts(&region, spacing, None);
-            if let Some(axis) = n.iter().position(|&c| c == 0) {
-                return Err(ctx.invalid(
-                    &region_spec.span(),
-                    format!(
-                        "region of {table} is smaller than one lattice spacing ({spacing:?} m) along {}",
-                        ["x", "y", "z"][axis]
-                    ),
-                ));
-            }
-            None
-        }
-        Some(c) => {
-            let list = c.get_ref();
-            if list.len() != 3 {
-                return Err(ctx.invalid(
-                    &c.span(),
-                    format!(
-                        "'counts' in {table} must be [nx, ny, nz], got {} number(s)",
-                        list.len()
-                    ),
-                ));
-            }
-            let mut n = [0usize; 3];
-            for (slot, v) in n.iter_mut().zip(list) {
-                *slot = int_at_least(ctx, v, 1, &format!("each entry of 'counts' in {table}"))?
-                    as usize;
-            }
-            for (axis, name) in ["x", "y", "z"].iter().enumerate() {
-                let need = n[axis] as f64 * spacing;
-                let have = region.max[axis] - region.min[axis];
-                if need > have * (1.0 + 1e-12) {
-                    return Err(ctx.invalid(
-                        &c.span(),
-                        format!(
-                            "'counts' in {table}: {} balls at spacing {spacing:?} m need {need:?} m along {name}, but the region is {have:?} m",
-                            n[axis]
-                        ),
-                    ));
-                }
-            }
-            Some(n)
-        }
-    };
+    let counts = lattice_cells(
+        ctx,
+        &b.counts,
+        region_spec,
+        &region,
+        spacing,
+        table,
+        "balls",
+    )?;
     Ok(BallKind::Lattice {
         radius,
         spacing,

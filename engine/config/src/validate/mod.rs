@@ -9,15 +9,17 @@
 //! This module holds [`Ctx`] (the source text, for located errors, and the
 //! folder relative paths start from), [`validate`] itself (with the
 //! `[[plugins]]` paths and the cross-table rules: one model per group pair,
-//! unique wall names) and the checks the tables share. Each table has its
-//! own submodule: `run` (`[run]`), `models` (`[[models]]`), `balls`
-//! (`[[balls]]`), `walls` (`[[walls]]` and its sub-tables) and `output`
-//! (`[output]`).
+//! unique wall and shape names) and the checks the tables share. Each table
+//! has its own submodule: `run` (`[run]`), `models` (`[[models]]`), `balls`
+//! (`[[balls]]`), `walls` (`[[walls]]` and its sub-tables), `shapes`
+//! (`[[shapes]]`), `blocks` (`[[blocks]]`) and `output` (`[output]`).
 
 mod balls;
+mod blocks;
 mod models;
 mod output;
 mod run;
+mod shapes;
 mod walls;
 
 use std::collections::HashMap;
@@ -28,15 +30,18 @@ use serde_spanned::Spanned;
 
 use crate::error::{ConfigError, ErrorKind, Location, Source};
 use crate::mesh::FileIssue;
-use crate::spec::{ConfigSpec, Int, RegionSpec, Vec3};
+use crate::spec::{ConfigSpec, DofSpec, Int, KgPerM3, Num, RegionSpec, Unitless, Vec3};
 use crate::types::{PluginPath, RunConfig};
+use talus_core::generate::lattice_counts;
 use talus_core::math::v3;
 use talus_core::Aabb;
 
 use balls::ball_source;
+use blocks::{block_source, ShapeIndex};
 use models::model;
 use output::output_settings;
 use run::run_settings;
+use shapes::shape_sources;
 use walls::wall_source;
 
 type Result<T> = std::result::Result<T, ConfigError>;
@@ -190,6 +195,43 @@ pub(crate) fn validate(src: &Source<'_>, spec: ConfigSpec) -> Result<RunConfig> 
         walls.push(wall);
     }
 
+    let mut shapes = Vec::with_capacity(spec.shapes.len());
+    let mut shape_names: HashMap<String, Location> = HashMap::new();
+    for (i, s) in spec.shapes.into_iter().enumerate() {
+        let table = format!("[[shapes]] #{}", i + 1);
+        let name_span = s.get_ref().name.span();
+        for source in shape_sources(&ctx, s, &table, run.seed)? {
+            let name = &source.shape.name;
+            // A mesh shape's bare name stands for its objects: it must not
+            // be taken either.
+            let bare = name.split_once('/').map(|(mesh, _)| mesh.to_owned());
+            for taken in std::iter::once(name.clone()).chain(bare) {
+                match shape_names.get(&taken) {
+                    Some(first) if *first != source.location => {
+                        return Err(ctx.src.err(
+                            ErrorKind::Duplicate,
+                            &name_span,
+                            format!(
+                                "duplicate shape name '{taken}' in {table} (first used at {first}); shape names must be unique"
+                            ),
+                        ));
+                    }
+                    _ => {
+                        shape_names.insert(taken, source.location.clone());
+                    }
+                }
+            }
+            shapes.push(source);
+        }
+    }
+
+    let index = ShapeIndex::new(&shapes);
+    let mut blocks = Vec::with_capacity(spec.blocks.len());
+    for (i, b) in spec.blocks.into_iter().enumerate() {
+        let table = format!("[[blocks]] #{}", i + 1);
+        blocks.push(block_source(&ctx, b, &table, run.seed, &index)?);
+    }
+
     let output = output_settings(&ctx, spec.output)?;
 
     Ok(RunConfig {
@@ -200,6 +242,8 @@ pub(crate) fn validate(src: &Source<'_>, spec: ConfigSpec) -> Result<RunConfig> 
         models,
         balls,
         walls,
+        shapes,
+        blocks,
         output,
     })
 }
@@ -213,6 +257,129 @@ fn int_at_least(ctx: &Ctx<'_>, v: &Spanned<Int>, min: i64, what: &str) -> Result
         ));
     }
     Ok(n)
+}
+
+/// `density` (kg/m^3, > 0) when given.
+fn density(ctx: &Ctx<'_>, d: &Option<Spanned<Num<KgPerM3>>>, table: &str) -> Result<Option<f64>> {
+    match d {
+        Some(d) => Ok(Some(positive(
+            ctx,
+            &d.span(),
+            d.get_ref().0,
+            &format!("'density' in {table}"),
+            "kg/m^3",
+        )?)),
+        None => Ok(None),
+    }
+}
+
+/// `damping`: the local damping coefficient, in [0, 1), default 0.
+fn damping(ctx: &Ctx<'_>, d: &Option<Spanned<Num<Unitless>>>, table: &str) -> Result<f64> {
+    let Some(d) = d else {
+        return Ok(0.0);
+    };
+    let v = d.get_ref().0;
+    if !(0.0..1.0).contains(&v) {
+        return Err(ctx.invalid(
+            &d.span(),
+            format!("'damping' in {table} must be in [0, 1), got {v:?}"),
+        ));
+    }
+    Ok(v)
+}
+
+/// `fix`: per degree of freedom (x, y, z, rx, ry, rz), whether it is fixed.
+fn fix_flags(f: &Option<Spanned<Vec<Spanned<DofSpec>>>>) -> [bool; 6] {
+    let mut fixed = [false; 6];
+    for dof in f.iter().flat_map(|f| f.get_ref()) {
+        let k = match dof.get_ref() {
+            DofSpec::X => 0,
+            DofSpec::Y => 1,
+            DofSpec::Z => 2,
+            DofSpec::Rx => 3,
+            DofSpec::Ry => 4,
+            DofSpec::Rz => 5,
+        };
+        fixed[k] = true;
+    }
+    fixed
+}
+
+/// `seed` (>= 0), default the run's seed.
+fn seed_or(ctx: &Ctx<'_>, s: &Option<Spanned<Int>>, run_seed: u64, table: &str) -> Result<u64> {
+    match s {
+        Some(s) => Ok(int_at_least(ctx, s, 0, &format!("'seed' in {table}"))? as u64),
+        None => Ok(run_seed),
+    }
+}
+
+/// `max_attempts` of a random fill (> 0), default 1000.
+fn max_attempts(ctx: &Ctx<'_>, m: &Option<Spanned<Int>>, table: &str) -> Result<u32> {
+    let Some(m) = m else {
+        return Ok(1000);
+    };
+    let n = int_at_least(ctx, m, 1, &format!("'max_attempts' in {table}"))?;
+    u32::try_from(n).map_err(|_| {
+        ctx.invalid(
+            &m.span(),
+            format!("'max_attempts' in {table} must be at most {}", u32::MAX),
+        )
+    })
+}
+
+/// The cells of a lattice of `noun` (balls, blocks): with `counts` they
+/// must fit the region, without it the region must hold at least one
+/// `spacing` on every axis.
+fn lattice_cells(
+    ctx: &Ctx<'_>,
+    counts: &Option<Spanned<Vec<Spanned<Int>>>>,
+    region_spec: &Spanned<RegionSpec>,
+    region: &Aabb,
+    spacing: f64,
+    table: &str,
+    noun: &str,
+) -> Result<Option<[usize; 3]>> {
+    let Some(c) = counts else {
+        let n = lattice_counts(region, spacing, None);
+        if let Some(axis) = n.iter().position(|&c| c == 0) {
+            return Err(ctx.invalid(
+                &region_spec.span(),
+                format!(
+                    "region of {table} is smaller than one lattice spacing ({spacing:?} m) along {}",
+                    ["x", "y", "z"][axis]
+                ),
+            ));
+        }
+        return Ok(None);
+    };
+    let list = c.get_ref();
+    if list.len() != 3 {
+        return Err(ctx.invalid(
+            &c.span(),
+            format!(
+                "'counts' in {table} must be [nx, ny, nz], got {} number(s)",
+                list.len()
+            ),
+        ));
+    }
+    let mut n = [0usize; 3];
+    for (slot, v) in n.iter_mut().zip(list) {
+        *slot = int_at_least(ctx, v, 1, &format!("each entry of 'counts' in {table}"))? as usize;
+    }
+    for (axis, name) in ["x", "y", "z"].iter().enumerate() {
+        let need = n[axis] as f64 * spacing;
+        let have = region.max[axis] - region.min[axis];
+        if need > have * (1.0 + 1e-12) {
+            return Err(ctx.invalid(
+                &c.span(),
+                format!(
+                    "'counts' in {table}: {} {noun} at spacing {spacing:?} m need {need:?} m along {name}, but the region is {have:?} m",
+                    n[axis]
+                ),
+            ));
+        }
+    }
+    Ok(Some(n))
 }
 
 fn vec3_or<U>(v: &Option<Spanned<Vec3<U>>>, default: [f64; 3]) -> [f64; 3] {
@@ -281,31 +448,60 @@ fn positive(ctx: &Ctx<'_>, span: &Range<usize>, v: f64, what: &str, unit: &str) 
     }
 }
 
-/// Rejects keys that the chosen kind does not use.
-fn reject_foreign_keys(
-    ctx: &Ctx<'_>,
-    present: &[(&str, Option<Range<usize>>)],
-    allowed: &[&str],
-    common: &[&str],
-    kind: &str,
-    table: &str,
-) -> Result<()> {
-    for (key, span) in present {
-        if let Some(span) = span {
-            if !allowed.contains(key) {
-                let all: Vec<&str> = common.iter().chain(allowed).copied().collect();
-                return Err(ctx.src.err(
-                    ErrorKind::UnknownKey,
-                    span,
-                    format!(
-                        "key '{key}' does not apply to kind = \"{kind}\" in {table}; allowed: {}",
-                        all.join(", ")
-                    ),
-                ));
+/// A `[[...]]` table with a `kind`, its foreign keys rejected: makes the
+/// "missing key" errors of its kind.
+struct KindTable<'a> {
+    ctx: &'a Ctx<'a>,
+    span: Range<usize>,
+    kind: &'static str,
+    table: &'a str,
+}
+
+impl<'a> KindTable<'a> {
+    /// Rejects the keys in `present` (name, span if given) that `kind`
+    /// does not use: those not in `allowed` (the kind's own keys); the
+    /// message lists `common` and `allowed`.
+    fn new(
+        ctx: &'a Ctx<'a>,
+        span: Range<usize>,
+        kind: &'static str,
+        present: &[(&str, Option<Range<usize>>)],
+        (allowed, common): (&[&str], &[&str]),
+        table: &'a str,
+    ) -> Result<Self> {
+        for (key, key_span) in present {
+            if let Some(key_span) = key_span {
+                if !allowed.contains(key) {
+                    let all: Vec<&str> = common.iter().chain(allowed).copied().collect();
+                    return Err(ctx.src.err(
+                        ErrorKind::UnknownKey,
+                        key_span,
+                        format!(
+                            "key '{key}' does not apply to kind = \"{kind}\" in {table}; allowed: {}",
+                            all.join(", ")
+                        ),
+                    ));
+                }
             }
         }
+        Ok(KindTable {
+            ctx,
+            span,
+            kind,
+            table,
+        })
     }
-    Ok(())
+
+    /// The error for a required key of this kind that the table lacks.
+    fn missing(&self, key: &str) -> ConfigError {
+        self.ctx.missing(
+            &self.span,
+            format!(
+                "missing key '{key}' in {} (kind = \"{}\")",
+                self.table, self.kind
+            ),
+        )
+    }
 }
 
 fn span_of<T>(v: &Option<Spanned<T>>) -> Option<Range<usize>> {

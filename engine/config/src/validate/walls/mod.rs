@@ -21,8 +21,7 @@ use std::path::Path;
 use serde_spanned::Spanned;
 
 use super::{
-    check_min_max, group_name, int_at_least, positive, reject_foreign_keys, span_of, vec3_or, Ctx,
-    Result,
+    check_min_max, group_name, int_at_least, positive, span_of, vec3_or, Ctx, KindTable, Result,
 };
 use crate::mesh::{self, FileIssue, WeldIssue};
 use crate::spec::{FaceSpec, MotionSpec, ResolutionSpec, WallKindSpec, WallSpec, WALL_COMMON_KEYS};
@@ -61,23 +60,15 @@ pub(super) fn wall_source(ctx: &Ctx<'_>, w: Spanned<WallSpec>, table: &str) -> R
         ("translate", span_of(&w.translate)),
         ("flip_normals", span_of(&w.flip_normals)),
     ];
-    reject_foreign_keys(
+    let kind_table = KindTable::new(
         ctx,
-        &present,
-        kind.keys(),
-        WALL_COMMON_KEYS,
+        table_span.clone(),
         kind.as_str(),
+        &present,
+        (kind.keys(), WALL_COMMON_KEYS),
         table,
     )?;
-    let require = |key: &str| {
-        ctx.missing(
-            &table_span,
-            format!(
-                "missing key '{key}' in {table} (kind = \"{}\")",
-                kind.as_str()
-            ),
-        )
-    };
+    let require = |key: &str| kind_table.missing(key);
 
     let group = group_name(ctx, &w.group, DEFAULT_WALL_GROUP, table)?;
     let resolution = match w.resolution.as_ref().map(|r| *r.get_ref()) {

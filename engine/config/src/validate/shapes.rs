@@ -1,0 +1,345 @@
+//! `[[shapes]]`: block shapes, by kind (box, tetrahedron, octahedron,
+//! prism, random, vertices or mesh file).
+//!
+//! Guarantees of [`ShapeSource`]: only the keys of the chosen kind; a
+//! non-empty name without `/` (mesh objects are named `name/object`),
+//! unique across shapes (checked in [`super::validate`]); positive sizes;
+//! for a random shape a vertex range `4 <= min <= max` and a roughness in
+//! [0, 1); for a vertex list at least four points spanning a volume, each
+//! a corner of their hull unless `hull = true`; for a mesh file a known
+//! format and objects that are each closed and convex. Every shape has a
+//! volume and is stored in its principal frame.
+
+use std::ops::Range;
+use std::path::Path;
+
+use serde_spanned::Spanned;
+
+use super::{int_at_least, positive, seed_or, span_of, Ctx, KindTable, Result};
+use crate::error::ConfigError;
+use crate::mesh::FileIssue;
+use crate::spec::{Int, ShapeKindSpec, ShapeSpec, SHAPE_COMMON_KEYS};
+use crate::types::ShapeSource;
+use talus_core::math::{v3, Vec3};
+use talus_core::BlockShape;
+use talus_geometry::{
+    blocks_from_file, box_block, octahedron_block, prism_block, random_block, tetrahedron_block,
+    ConvexPolyhedron, MeshErrorKind, RandomBlock,
+};
+
+/// One `[[shapes]]` table: one shape, or one per object of a mesh file.
+pub(super) fn shape_sources(
+    ctx: &Ctx<'_>,
+    s: Spanned<ShapeSpec>,
+    table: &str,
+    run_seed: u64,
+) -> Result<Vec<ShapeSource>> {
+    let table_span = s.span();
+    let location = ctx.loc(&table_span);
+    let s = s.into_inner();
+    let kind = *s.kind.get_ref();
+
+    let name = s.name.get_ref().trim();
+    if name.is_empty() {
+        return Err(ctx.invalid(
+            &s.name.span(),
+            format!("'name' in {table} must not be empty"),
+        ));
+    }
+    if name.contains('/') {
+        return Err(ctx.invalid(
+            &s.name.span(),
+            format!("'name' in {table} must not contain '/': it separates a mesh shape's name from its objects' names"),
+        ));
+    }
+
+    let present = [
+        ("size", span_of(&s.size)),
+        ("edge", span_of(&s.edge)),
+        ("sides", span_of(&s.sides)),
+        ("radius", span_of(&s.radius)),
+        ("height", span_of(&s.height)),
+        ("vertices", span_of(&s.vertices)),
+        ("axes", span_of(&s.axes)),
+        ("roughness", span_of(&s.roughness)),
+        ("seed", span_of(&s.seed)),
+        ("points", span_of(&s.points)),
+        ("hull", span_of(&s.hull)),
+        ("path", span_of(&s.path)),
+        ("scale", span_of(&s.scale)),
+    ];
+    let kind_table = KindTable::new(
+        ctx,
+        table_span.clone(),
+        kind.as_str(),
+        &present,
+        (kind.keys(), SHAPE_COMMON_KEYS),
+        table,
+    )?;
+    let require = |key: &str| kind_table.missing(key);
+    let size = |v: &Option<Spanned<crate::spec::Num<crate::spec::Meters>>>, key: &str| {
+        let v = v.as_ref().ok_or_else(|| require(key))?;
+        positive(
+            ctx,
+            &v.span(),
+            v.get_ref().0,
+            &format!("'{key}' in {table}"),
+            "m",
+        )
+    };
+    // Where a failure of the geometry kernel is reported.
+    let mut at = table_span.clone();
+
+    let built = match kind {
+        ShapeKindSpec::Box => {
+            let edges = s.size.as_ref().ok_or_else(|| require("size"))?;
+            at = edges.span();
+            for (k, e) in edges.get_ref().0.iter().enumerate() {
+                positive(
+                    ctx,
+                    &at,
+                    *e,
+                    &format!("edge {} of 'size' in {table}", ["x", "y", "z"][k]),
+                    "m",
+                )?;
+            }
+            box_block(v3(edges.get_ref().0))
+        }
+        ShapeKindSpec::Tetrahedron => tetrahedron_block(size(&s.edge, "edge")?),
+        ShapeKindSpec::Octahedron => octahedron_block(size(&s.edge, "edge")?),
+        ShapeKindSpec::Prism => {
+            let sides = s.sides.as_ref().ok_or_else(|| require("sides"))?;
+            let n = int_at_least(ctx, sides, 3, &format!("'sides' in {table}"))?;
+            let n = u32::try_from(n)
+                .ok()
+                .filter(|&n| n <= 4096)
+                .ok_or_else(|| {
+                    ctx.invalid(
+                        &sides.span(),
+                        format!("'sides' in {table} must be at most 4096, got {n}"),
+                    )
+                })?;
+            prism_block(n, size(&s.radius, "radius")?, size(&s.height, "height")?)
+        }
+        ShapeKindSpec::Random => {
+            let (spec, seed) = random_spec(ctx, &s, table, run_seed, &require)?;
+            random_block(&spec, seed)
+        }
+        ShapeKindSpec::Vertices => {
+            let points = s.points.as_ref().ok_or_else(|| require("points"))?;
+            at = points.span();
+            let hull = s.hull.as_ref().is_some_and(|h| *h.get_ref());
+            Ok(vertex_shape(ctx, points, hull, table)?)
+        }
+        ShapeKindSpec::Mesh => return mesh_shapes(ctx, &s, name, table, location, &require),
+    };
+    let poly = built.map_err(|e| ctx.invalid(&at, format!("{table}: {e}")))?;
+    Ok(vec![ShapeSource {
+        location,
+        shape: shape(ctx, &at, name, &poly, table)?,
+    }])
+}
+
+/// The engine's shape (principal frame, volume, moments) of `poly`.
+fn shape(
+    ctx: &Ctx<'_>,
+    at: &Range<usize>,
+    name: &str,
+    poly: &ConvexPolyhedron,
+    table: &str,
+) -> Result<BlockShape> {
+    BlockShape::new(name, poly).map_err(|e| ctx.invalid(at, format!("{table}: {e}")))
+}
+
+/// `kind = "random"`: the vertex range, semi-axes, roughness (default 0)
+/// and seed (default `run_seed`).
+fn random_spec(
+    ctx: &Ctx<'_>,
+    s: &ShapeSpec,
+    table: &str,
+    run_seed: u64,
+    require: &dyn Fn(&str) -> ConfigError,
+) -> Result<(RandomBlock, u64)> {
+    let range = s.vertices.as_ref().ok_or_else(|| require("vertices"))?;
+    let bounds: &[Spanned<Int>] = range.get_ref();
+    let [lo, hi] = bounds else {
+        return Err(ctx.invalid(
+            &range.span(),
+            format!(
+                "'vertices' in {table} must be [min, max], got {} number(s)",
+                bounds.len()
+            ),
+        ));
+    };
+    let what = format!("each bound of 'vertices' in {table}");
+    let (lo_n, hi_n) = (
+        int_at_least(ctx, lo, 4, &what)?,
+        int_at_least(ctx, hi, 4, &what)?,
+    );
+    if lo_n > hi_n || hi_n > 10_000 {
+        return Err(ctx.invalid(
+            &range.span(),
+            format!("'vertices' in {table} must be [min, max] with 4 <= min <= max <= 10000, got [{lo_n}, {hi_n}]"),
+        ));
+    }
+    let axes = s.axes.as_ref().ok_or_else(|| require("axes"))?;
+    for (k, a) in axes.get_ref().0.iter().enumerate() {
+        positive(
+            ctx,
+            &axes.span(),
+            *a,
+            &format!("semi-axis {} of 'axes' in {table}", ["x", "y", "z"][k]),
+            "m",
+        )?;
+    }
+    let roughness = match &s.roughness {
+        None => 0.0,
+        Some(r) => {
+            let v = r.get_ref().0;
+            if !(0.0..1.0).contains(&v) {
+                return Err(ctx.invalid(
+                    &r.span(),
+                    format!("'roughness' in {table} must be in [0, 1), got {v:?}"),
+                ));
+            }
+            v
+        }
+    };
+    let spec = RandomBlock {
+        semi_axes: v3(axes.get_ref().0),
+        min_vertices: lo_n as usize,
+        max_vertices: hi_n as usize,
+        roughness,
+    };
+    Ok((spec, seed_or(ctx, &s.seed, run_seed, table)?))
+}
+
+/// `kind = "vertices"`: the hull of the points; unless `hull`, every point
+/// must be one of its corners (a point inside, on a face or an edge, or
+/// repeated is most likely a typo).
+fn vertex_shape(
+    ctx: &Ctx<'_>,
+    points: &Spanned<Vec<Spanned<crate::spec::Vec3<crate::spec::Meters>>>>,
+    hull: bool,
+    table: &str,
+) -> Result<ConvexPolyhedron> {
+    let list: Vec<Vec3> = points.get_ref().iter().map(|p| v3(p.get_ref().0)).collect();
+    if list.len() < 4 {
+        return Err(ctx.invalid(
+            &points.span(),
+            format!(
+                "'points' in {table} must hold at least 4 points, got {}",
+                list.len()
+            ),
+        ));
+    }
+    let poly = match ConvexPolyhedron::from_points(&list) {
+        Ok(poly) => poly,
+        Err(e) => {
+            return Err(ctx.invalid(
+                &points.span(),
+                format!("'points' in {table} span no volume: {e}"),
+            ))
+        }
+    };
+    if !hull {
+        let tol = poly.tolerance();
+        let mut corner_of: Vec<Option<usize>> = vec![None; poly.vertices().len()];
+        for (k, (p, spec)) in list.iter().zip(points.get_ref()).enumerate() {
+            let corner = poly.vertices().iter().position(|v| v.distance(*p) <= tol);
+            let Some(c) = corner else {
+                return Err(ctx.invalid(
+                    &spec.span(),
+                    format!("point #{} of 'points' in {table} is not a corner of the points' convex hull (it lies inside it, on a face or on an edge); remove it, or set hull = true to keep only the hull's corners", k + 1),
+                ));
+            };
+            if let Some(first) = corner_of[c] {
+                return Err(ctx.invalid(
+                    &spec.span(),
+                    format!(
+                        "point #{} of 'points' in {table} repeats point #{}",
+                        k + 1,
+                        first + 1
+                    ),
+                ));
+            }
+            corner_of[c] = Some(k);
+        }
+    }
+    Ok(poly)
+}
+
+/// `kind = "mesh"`: one shape per closed convex object of the file, named
+/// `name/object`, its coordinates multiplied by `scale` (default 1).
+fn mesh_shapes(
+    ctx: &Ctx<'_>,
+    s: &ShapeSpec,
+    name: &str,
+    table: &str,
+    location: crate::error::Location,
+    require: &dyn Fn(&str) -> ConfigError,
+) -> Result<Vec<ShapeSource>> {
+    let path_spec = s.path.as_ref().ok_or_else(|| require("path"))?;
+    let key_span = path_spec.span();
+    let path = ctx.existing_path(path_spec, "mesh file", table)?;
+    let known = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("obj") || e.eq_ignore_ascii_case("stl"));
+    if !known {
+        return Err(ctx.invalid(
+            &key_span,
+            format!(
+                "mesh file '{}' in {table} has an unsupported format; use .obj or .stl (ASCII or binary)",
+                path_spec.get_ref()
+            ),
+        ));
+    }
+    let scale = match &s.scale {
+        None => 1.0,
+        Some(v) => positive(
+            ctx,
+            &v.span(),
+            v.get_ref().0,
+            &format!("'scale' in {table}"),
+            "dimensionless",
+        )?,
+    };
+    let objects = blocks_from_file(&path).map_err(|e| {
+        let why = match &e.object {
+            Some(object) => format!("object '{object}': {}", e.kind),
+            None => e.kind.to_string(),
+        };
+        let why = match *e.kind {
+            MeshErrorKind::Read(_) => why,
+            _ => format!("{why}; every object of a [[shapes]] mesh must be a closed convex solid"),
+        };
+        mesh_issue(ctx, &path, &key_span, why)
+    })?;
+    let mut shapes = Vec::with_capacity(objects.len());
+    for object in objects {
+        let poly = if scale == 1.0 {
+            object.block
+        } else {
+            let scaled: Vec<Vec3> = object.block.vertices().iter().map(|v| *v * scale).collect();
+            ConvexPolyhedron::from_points(&scaled).map_err(|e| {
+                mesh_issue(
+                    ctx,
+                    &path,
+                    &key_span,
+                    format!("object '{}' scaled by {scale}: {e}", object.name),
+                )
+            })?
+        };
+        let full = format!("{name}/{}", object.name);
+        shapes.push(ShapeSource {
+            location: location.clone(),
+            shape: shape(ctx, &key_span, &full, &poly, table)?,
+        });
+    }
+    Ok(shapes)
+}
+
+fn mesh_issue(ctx: &Ctx<'_>, path: &Path, key_span: &Range<usize>, why: String) -> ConfigError {
+    ctx.data_error(path, key_span, FileIssue::whole(why))
+}

@@ -230,18 +230,18 @@ impl Recorder {
                 "contact id, stable for the contact's life",
                 Column::U64(id),
             )
-            .push("kind", "", "ball-ball or ball-facet", Column::Str(kind))
+            .push("kind", "", "pair kind: ball-ball, ball-facet or ball-block", Column::Str(kind))
             .push("end1", "-", "ball id of end1", Column::U64(end1))
             .push(
                 "end2",
                 "-",
-                "ball id of end2, or facet index in its wall",
+                "ball or block id of end2, or facet index in its wall",
                 Column::U64(end2),
             )
             .push(
                 "body2",
                 "-",
-                "ball id or wall id of end2",
+                "ball, block or wall id of end2",
                 Column::U64(body2),
             )
             .push(

@@ -230,7 +230,12 @@ impl Recorder {
                 "contact id, stable for the contact's life",
                 Column::U64(id),
             )
-            .push("kind", "", "pair kind: ball-ball, ball-facet or ball-block", Column::Str(kind))
+            .push(
+                "kind",
+                "",
+                "pair kind: ball-ball, ball-facet or ball-block",
+                Column::Str(kind),
+            )
             .push("end1", "-", "ball id of end1", Column::U64(end1))
             .push(
                 "end2",

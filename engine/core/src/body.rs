@@ -280,75 +280,76 @@ fn col_mut<'w, T: BodyColumn>(a: Option<&'w Archetype>) -> ColMut<'w, T> {
     ColMut(a.and_then(|a| a.get::<&mut T>()))
 }
 
-macro_rules! ball_view {
-    ($(#[$doc:meta])* $view:ident, $col:ident, $get:ident) => {
+/// A view of one kind's columns: the struct with one field per column,
+/// `of` that borrows them from the kind's archetype (marked by `$marker`),
+/// and `len` / `is_empty`.
+macro_rules! body_view {
+    (
+        $(#[$doc:meta])* $view:ident, $col:ident, $get:ident, $marker:ty, $what:literal,
+        { $($(#[$fdoc:meta])* $field:ident: $comp:ty,)+ }
+    ) => {
         $(#[$doc])*
         pub struct $view<'w> {
-            /// Centroid (m).
-            pub pos: $col<'w, Position>,
-            /// Velocity (m/s), half step.
-            pub vel: $col<'w, Velocity>,
-            /// Angular velocity (rad/s), half step.
-            pub spin: $col<'w, Spin>,
-            /// Radius (m).
-            pub radius: $col<'w, Radius>,
-            /// Mass (kg).
-            pub mass: $col<'w, Mass>,
-            /// Moment of inertia, 2/5 m r^2 (kg m^2).
-            pub inertia: $col<'w, Inertia>,
-            /// 1 / mass (1/kg).
-            pub inv_mass: $col<'w, InvMass>,
-            /// 1 / inertia (1/(kg m^2)).
-            pub inv_inertia: $col<'w, InvInertia>,
-            /// Resultant contact force of the last cycle (N).
-            pub force: $col<'w, Force>,
-            /// Resultant contact moment of the last cycle (N m).
-            pub moment: $col<'w, Moment>,
-            /// Timestep stiffness sum of the last cycle (N/m).
-            pub stiffness: $col<'w, Stiffness>,
-            /// Group id.
-            pub group: $col<'w, Group>,
-            /// Local damping coefficient.
-            pub damping: $col<'w, Damping>,
-            /// Fixed degrees of freedom.
-            pub fixity: $col<'w, Fixed>,
+            $($(#[$fdoc])* pub $field: $col<'w, $comp>,)+
         }
 
         impl<'w> $view<'w> {
-            /// The columns of the ball archetype of `world`.
+            #[doc = concat!("The columns of the ", $what, " archetype of `world`.")]
             ///
             /// # Panics
             /// If a column is borrowed elsewhere in a conflicting way.
             pub fn of(world: &'w World) -> Self {
-                let a = archetype_of::<Ball>(world);
-                $view {
-                    pos: $get(a),
-                    vel: $get(a),
-                    spin: $get(a),
-                    radius: $get(a),
-                    mass: $get(a),
-                    inertia: $get(a),
-                    inv_mass: $get(a),
-                    inv_inertia: $get(a),
-                    force: $get(a),
-                    moment: $get(a),
-                    stiffness: $get(a),
-                    group: $get(a),
-                    damping: $get(a),
-                    fixity: $get(a),
-                }
+                let a = archetype_of::<$marker>(world);
+                $view { $($field: $get(a),)+ }
             }
 
-            /// Number of balls.
+            #[doc = concat!("Number of bodies (", $what, "s).")]
             pub fn len(&self) -> usize {
                 self.pos.len()
             }
 
-            /// Whether there are no balls.
+            /// Whether there are none.
             pub fn is_empty(&self) -> bool {
                 self.pos.is_empty()
             }
+        }
+    };
+}
 
+macro_rules! ball_view {
+    ($(#[$doc:meta])* $view:ident, $col:ident, $get:ident) => {
+        body_view!($(#[$doc])* $view, $col, $get, Ball, "ball", {
+            /// Centroid (m).
+            pos: Position,
+            /// Velocity (m/s), half step.
+            vel: Velocity,
+            /// Angular velocity (rad/s), half step.
+            spin: Spin,
+            /// Radius (m).
+            radius: Radius,
+            /// Mass (kg).
+            mass: Mass,
+            /// Moment of inertia, 2/5 m r^2 (kg m^2).
+            inertia: Inertia,
+            /// 1 / mass (1/kg).
+            inv_mass: InvMass,
+            /// 1 / inertia (1/(kg m^2)).
+            inv_inertia: InvInertia,
+            /// Resultant contact force of the last cycle (N).
+            force: Force,
+            /// Resultant contact moment of the last cycle (N m).
+            moment: Moment,
+            /// Timestep stiffness sum of the last cycle (N/m).
+            stiffness: Stiffness,
+            /// Group id.
+            group: Group,
+            /// Local damping coefficient.
+            damping: Damping,
+            /// Fixed degrees of freedom.
+            fixity: Fixed,
+        });
+
+        impl $view<'_> {
             /// Total kinetic energy, translational plus rotational (J),
             /// with the half-step velocities.
             pub fn kinetic_energy(&self) -> f64 {
@@ -384,76 +385,40 @@ ball_view!(
 
 macro_rules! block_view {
     ($(#[$doc:meta])* $view:ident, $col:ident, $get:ident) => {
-        $(#[$doc])*
-        pub struct $view<'w> {
+        body_view!($(#[$doc])* $view, $col, $get, Block, "block", {
             /// Centroid (m).
-            pub pos: $col<'w, Position>,
+            pos: Position,
             /// Velocity (m/s), half step.
-            pub vel: $col<'w, Velocity>,
+            vel: Velocity,
             /// Mean angular velocity over the last step (rad/s).
-            pub spin: $col<'w, Spin>,
+            spin: Spin,
             /// Principal frame to world, whole step.
-            pub orientation: $col<'w, Orientation>,
+            orientation: Orientation,
             /// Angular momentum in world axes (kg m^2/s), half step.
-            pub momentum: $col<'w, AngularMomentum>,
+            momentum: AngularMomentum,
             /// Principal moments of inertia.
-            pub inertia: $col<'w, RotInertia>,
+            inertia: RotInertia,
             /// Mass (kg).
-            pub mass: $col<'w, Mass>,
+            mass: Mass,
             /// 1 / mass (1/kg).
-            pub inv_mass: $col<'w, InvMass>,
+            inv_mass: InvMass,
             /// Resultant contact force of the last cycle (N).
-            pub force: $col<'w, Force>,
+            force: Force,
             /// Resultant contact moment about the centroid (N m).
-            pub moment: $col<'w, Moment>,
+            moment: Moment,
             /// Timestep stiffness sum of the last cycle (N/m).
-            pub stiffness: $col<'w, Stiffness>,
+            stiffness: Stiffness,
             /// Group id.
-            pub group: $col<'w, Group>,
+            group: Group,
             /// Local damping coefficient.
-            pub damping: $col<'w, Damping>,
+            damping: Damping,
             /// Fixed degrees of freedom.
-            pub fixity: $col<'w, Fixed>,
+            fixity: Fixed,
             /// Shape index.
-            pub shape: $col<'w, ShapeId>,
-        }
+            shape: ShapeId,
+        });
 
-        impl<'w> $view<'w> {
-            /// The columns of the block archetype of `world`.
-            ///
-            /// # Panics
-            /// If a column is borrowed elsewhere in a conflicting way.
-            pub fn of(world: &'w World) -> Self {
-                let a = archetype_of::<Block>(world);
-                $view {
-                    pos: $get(a),
-                    vel: $get(a),
-                    spin: $get(a),
-                    orientation: $get(a),
-                    momentum: $get(a),
-                    inertia: $get(a),
-                    mass: $get(a),
-                    inv_mass: $get(a),
-                    force: $get(a),
-                    moment: $get(a),
-                    stiffness: $get(a),
-                    group: $get(a),
-                    damping: $get(a),
-                    fixity: $get(a),
-                    shape: $get(a),
-                }
-            }
-
-            /// Number of blocks.
-            pub fn len(&self) -> usize {
-                self.pos.len()
-            }
-
-            /// Whether there are no blocks.
-            pub fn is_empty(&self) -> bool {
-                self.pos.is_empty()
-            }
-
+        impl $view<'_> {
             /// Total kinetic energy, translational plus rotational (J).
             pub fn kinetic_energy(&self) -> f64 {
                 (0..self.len())

@@ -233,10 +233,15 @@ impl Recorder {
             .push(
                 "kind",
                 "",
-                "pair kind: ball-ball, ball-facet or ball-block",
+                "pair kind: ball-ball, ball-facet, ball-block or block-block",
                 Column::Str(kind),
             )
-            .push("end1", "-", "ball id of end1", Column::U64(end1))
+            .push(
+                "end1",
+                "-",
+                "ball or block id of end1 (see kind)",
+                Column::U64(end1),
+            )
             .push(
                 "end2",
                 "-",
@@ -532,7 +537,7 @@ mod tests {
         let mut sim = Simulation::new(Settings {
             gravity: Vec3::new(0.0, 0.0, -9.81),
             timestep: Timestep::Fixed(1e-6),
-            cell_tolerance: None,
+            ..Settings::default()
         });
         let (g, w) = (sim.group("grain"), sim.group("wall"));
         let root = talus_plugin_linear::root_module();

@@ -33,6 +33,7 @@ pub fn populate(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation>
         gravity: v3(cfg.run.gravity),
         timestep: cfg.run.dt,
         cell_tolerance: cfg.run.cell_tolerance,
+        block_resolution: cfg.run.block_resolution,
     };
     let mut sim = Simulation::new(settings);
 

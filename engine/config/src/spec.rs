@@ -553,6 +553,7 @@ pub(crate) struct RunSpec {
     pub threads: Option<S<Int>>,
     pub seed: Option<S<Int>>,
     pub cell_tolerance: Option<S<Num<Meters>>>,
+    pub block_resolution: Option<S<ResolutionSpec>>,
 }
 
 /// `[[plugins]]`.

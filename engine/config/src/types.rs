@@ -94,6 +94,11 @@ pub struct RunSettings {
     /// (the engine picks 0.1 x the smallest ball radius); `cell_tolerance = 0`
     /// also means auto.
     pub cell_tolerance: Option<f64>,
+    /// How block-block contacts are resolved (`block_resolution`): `full`
+    /// (default) at the centroid of the overlap volume, `reduced` at the
+    /// centroid of the area cut by the plane halfway between the deepest
+    /// points.
+    pub block_resolution: Resolution,
 }
 
 /// Run length.

@@ -39,6 +39,9 @@ pub struct Geometry {
     pub xc: Vec3,
     /// The contact frame: normal (end1 to end2) and in-plane axes.
     pub frame: [Vec3; 3],
+    /// The overlap volume (m^3) and contact area (m^2) where the kernel
+    /// finds them itself (blocks); `None` takes them from the radii.
+    pub overlap: Option<[f64; 2]>,
 }
 
 /// Height `h` of a spherical cap and radius `r` of its sphere: volume
@@ -126,9 +129,24 @@ pub fn provides(id: u32) -> bool {
 pub fn write(id: u32, g: &Geometry, out: &mut [f64]) {
     let in_frame = |v: Vec3| g.frame.map(|axis| v.dot(axis));
     match id {
-        inputs::OVERLAP_VOLUME => out[0] = overlap_volume(g.r1, g.r2, g.gap),
-        inputs::CONTACT_AREA => out[0] = PI * contact_radius(g.r1, g.r2, g.gap).powi(2),
-        inputs::CONTACT_RADIUS => out[0] = contact_radius(g.r1, g.r2, g.gap),
+        inputs::OVERLAP_VOLUME => {
+            out[0] = match g.overlap {
+                Some([volume, _]) => volume,
+                None => overlap_volume(g.r1, g.r2, g.gap),
+            }
+        }
+        inputs::CONTACT_AREA => {
+            out[0] = match g.overlap {
+                Some([_, area]) => area,
+                None => PI * contact_radius(g.r1, g.r2, g.gap).powi(2),
+            }
+        }
+        inputs::CONTACT_RADIUS => {
+            out[0] = match g.overlap {
+                Some([_, area]) => (area / PI).sqrt(),
+                None => contact_radius(g.r1, g.r2, g.gap),
+            }
+        }
         inputs::BRANCH_1 => out.copy_from_slice(&in_frame(g.xc - g.x1)),
         inputs::BRANCH_2 => out.copy_from_slice(&in_frame(g.xc - g.x2)),
         inputs::CONTACT_POINT => out.copy_from_slice(&g.xc.to_array()),
@@ -207,6 +225,7 @@ pub fn geometry_of(
         x2,
         xc: plane.xc,
         frame: [plane.n, plane.s, plane.t],
+        overlap: None,
     }
 }
 
@@ -221,6 +240,7 @@ pub fn probe_geometry(gap: f64) -> Geometry {
         x2: Vec3::X * (2.0 + gap),
         xc: Vec3::X * (1.0 + 0.5 * gap),
         frame: [Vec3::X, Vec3::Y, Vec3::Z],
+        overlap: None,
     }
 }
 
@@ -330,6 +350,7 @@ mod tests {
             x2: Vec3::new(3.0, 1.3, 0.0),
             xc: Vec3::new(3.0, 0.9, 0.25),
             frame: [Vec3::Y, -Vec3::X, Vec3::Z],
+            overlap: None,
         };
         let mut b = [0.0; 3];
         write(inputs::BRANCH_1, &g, &mut b);

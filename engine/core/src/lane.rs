@@ -15,7 +15,7 @@
 //! count; only ball-facet lanes take part in the wall stage.
 
 use crate::contact::ContactStore;
-use crate::narrow::{self, BallBall, BallBlock, BallFacet, Masses, PairKernel, Scene};
+use crate::narrow::{self, BallBall, BallBlock, BallFacet, BlockBlock, Masses, PairKernel, Scene};
 use crate::pass::{self, Chunk, ChunkPass, Scratch};
 use crate::piece::{PairKind, Piece};
 use crate::sums::Sums;
@@ -42,7 +42,7 @@ impl Lane {
     pub(crate) fn new(pair: PairKind, n_state: usize) -> Lane {
         Lane {
             pair,
-            store: ContactStore::new(n_state),
+            store: ContactStore::with_cache(n_state, KERNELS[pair.index()].cache),
             lone: Vec::new(),
             kernel: &KERNELS[pair.index()],
         }
@@ -62,6 +62,8 @@ pub(crate) type RunChunk =
 /// The kernels of one pair kind, each monomorphised for it.
 pub(crate) struct LaneKernel {
     pub(crate) pair: PairKind,
+    /// Cache values per contact ([`PairKernel::CACHE`]).
+    pub(crate) cache: usize,
     /// The contact pass over one chunk.
     pub(crate) run: RunChunk,
     /// The first slot, if any, whose contact puts a non-finite force or
@@ -76,6 +78,7 @@ pub(crate) struct LaneKernel {
 const fn kernels_of<K: PairKernel>() -> LaneKernel {
     LaneKernel {
         pair: K::PAIR,
+        cache: K::CACHE,
         run: pass::run_chunk::<K>,
         first_non_finite: crate::sums::first_non_finite::<K>,
         refresh: narrow::refresh_lane::<K>,
@@ -91,6 +94,7 @@ const TABLE: [LaneKernel; PairKind::ALL.len()] = [
     kernels_of::<BallBall>(),
     kernels_of::<BallFacet>(),
     kernels_of::<BallBlock>(),
+    kernels_of::<BlockBlock>(),
 ];
 
 // Each kind's kernels sit at its index.

@@ -117,11 +117,18 @@ pub enum PairKind {
     BallFacet,
     /// A ball (end1) and a block (end2).
     BallBlock,
+    /// Two blocks.
+    BlockBlock,
 }
 
 impl PairKind {
     /// Every pair kind, in lane order (the order of the discriminants).
-    pub const ALL: [PairKind; 3] = [PairKind::BallBall, PairKind::BallFacet, PairKind::BallBlock];
+    pub const ALL: [PairKind; 4] = [
+        PairKind::BallBall,
+        PairKind::BallFacet,
+        PairKind::BallBlock,
+        PairKind::BlockBlock,
+    ];
 
     /// The position of the pair kind in [`PairKind::ALL`].
     #[inline]
@@ -131,14 +138,15 @@ impl PairKind {
 
     /// The pair kind of a contact between `end1` and `end2`, the lower
     /// piece first; `None` for pieces that do not make contacts (two
-    /// facets; two blocks, or a block and a facet, until their kernels
-    /// land: the setup refuses runs where they could meet).
+    /// facets; a block and a facet, until their kernel lands: the setup
+    /// refuses runs where they could meet).
     #[inline]
     pub const fn of(end1: Piece, end2: Piece) -> Option<PairKind> {
         match (end1.kind(), end2.kind()) {
             (PieceKind::Ball, PieceKind::Ball) => Some(PairKind::BallBall),
             (PieceKind::Ball, PieceKind::Facet) => Some(PairKind::BallFacet),
             (PieceKind::Ball, PieceKind::Block) => Some(PairKind::BallBlock),
+            (PieceKind::Block, PieceKind::Block) => Some(PairKind::BlockBlock),
             _ => None,
         }
     }
@@ -149,6 +157,7 @@ impl PairKind {
             PairKind::BallBall => "ball-ball",
             PairKind::BallFacet => "ball-facet",
             PairKind::BallBlock => "ball-block",
+            PairKind::BlockBlock => "block-block",
         }
     }
 }

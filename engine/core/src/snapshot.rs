@@ -456,7 +456,7 @@ mod tests {
         let mut sim = Simulation::new(Settings {
             gravity: Vec3::new(0.0, 0.0, -9.81),
             timestep: Timestep::Fixed(1e-6),
-            cell_tolerance: None,
+            ..Settings::default()
         });
         let (g, w) = (sim.group("grain"), sim.group("wall"));
         let root = talus_plugin_linear::root_module();

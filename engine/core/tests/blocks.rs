@@ -25,7 +25,7 @@ fn sim(dt: f64) -> Simulation {
     Simulation::new(Settings {
         gravity: Vec3::new(0.0, 0.0, -9.81),
         timestep: Timestep::Fixed(dt),
-        cell_tolerance: None,
+        ..Settings::default()
     })
 }
 
@@ -158,7 +158,7 @@ fn with_fixed_block(dt: Timestep, size: Vec3, q: Quat) -> Simulation {
     let mut s = Simulation::new(Settings {
         gravity: Vec3::new(0.0, 0.0, -9.81),
         timestep: dt,
-        cell_tolerance: None,
+        ..Settings::default()
     });
     let (b, k) = (s.group("b"), s.group("k"));
     let m = s.add_model(linear());
@@ -327,14 +327,15 @@ fn balls_on_a_block_give_the_same_bits_on_one_and_two_threads() {
 }
 
 #[test]
-fn blocks_that_could_meet_blocks_or_walls_are_refused_for_now() {
+fn blocks_that_could_meet_walls_are_refused_for_now() {
     let mut s = with_fixed_block(Timestep::Fixed(1e-6), Vec3::ONE, Quat::IDENTITY);
-    let shape = 0;
-    s.add_block(block(shape, Vec3::new(5.0, 0.0, 0.0), Vec3::ZERO))
-        .unwrap();
+    let k = s.group("k");
+    let floor = [[-5.0, -5.0, -2.0], [5.0, -5.0, -2.0], [0.0, 5.0, -2.0]];
+    let wall = talus_core::Wall::new("floor", &floor, &[[0, 1, 2]], None).unwrap();
+    s.add_wall(wall, k);
     let e = s.prepare().unwrap_err().to_string();
     assert!(
-        e.contains("not supported yet") && e.contains("2 blocks"),
+        e.contains("not supported yet") && e.contains("1 blocks with 1 walls"),
         "{e}"
     );
 }

@@ -98,6 +98,7 @@ fn a_model_gets_the_inputs_it_asks_for_contact_by_contact() {
         gravity: Vec3::ZERO,
         timestep: Timestep::Fixed(1e-7),
         cell_tolerance: Some(1e-4),
+        ..Settings::default()
     });
     let (g, w) = (sim.group("grain"), sim.group("wall"));
     let m = sim.add_model(talus_sdk::entry::<Recorder>());

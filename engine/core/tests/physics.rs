@@ -353,7 +353,7 @@ fn nan_run(into_wall: bool) -> (u64, talus_core::StepError) {
     let mut sim = Simulation::new(Settings {
         gravity: Vec3::ZERO,
         timestep: Timestep::Fixed(1e-6),
-        cell_tolerance: None,
+        ..Settings::default()
     });
     let g = sim.group("g");
     let w = sim.group("w");

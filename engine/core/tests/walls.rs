@@ -738,7 +738,7 @@ fn each_state_slot_follows_its_own_rule_when_the_load_crosses_a_facet() {
     let mut sim = Simulation::new(talus_core::Settings {
         gravity: Vec3::ZERO,
         timestep: talus_core::Timestep::Fixed(dt),
-        cell_tolerance: None,
+        ..talus_core::Settings::default()
     });
     let (g, w) = (sim.group("grain"), sim.group("wall"));
     let m = sim.add_model(talus_sdk::entry::<Tally>());

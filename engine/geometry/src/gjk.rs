@@ -137,12 +137,39 @@ where
     A: SupportMap + ?Sized,
     B: SupportMap + ?Sized,
 {
+    gjk_distance_from(a, b, DVec3::ZERO, options)
+}
+
+/// As [`gjk_distance_with`], started along `normal` (from A to B) instead of
+/// the line between the shapes' interior points: the normal of the last
+/// query between the same two shapes makes the usual warm start, where a
+/// coherent pair converges in one or two support queries. A zero or
+/// non-finite `normal` starts from the interior points.
+///
+/// # Errors
+/// As [`gjk_distance`].
+pub fn gjk_distance_from<A, B>(
+    a: &A,
+    b: &B,
+    normal: DVec3,
+    options: GjkOptions,
+) -> Result<Proximity, GeometryError>
+where
+    A: SupportMap + ?Sized,
+    B: SupportMap + ?Sized,
+{
     let ca = a.interior_point();
     let cb = b.interior_point();
     if !ca.is_finite() || !cb.is_finite() {
         return Err(GeometryError::NonFinite);
     }
-    let mut v = ca - cb;
+    // v estimates the point of A - B closest to the origin, against the
+    // normal from A to B.
+    let mut v = if normal != DVec3::ZERO && normal.is_finite() {
+        -normal
+    } else {
+        ca - cb
+    };
     if v == DVec3::ZERO {
         v = DVec3::X;
     }
@@ -399,5 +426,54 @@ mod tests {
             gjk_distance(&a, &c).unwrap(),
             Proximity::Overlapping(_)
         ));
+    }
+
+    /// Any start direction, good or bad, gives the distance and the
+    /// verdict of the cold start.
+    #[test]
+    fn a_warm_start_from_any_direction_agrees_with_the_cold_one() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let spec = crate::RandomBlock {
+            semi_axes: DVec3::new(1.0, 0.7, 0.5),
+            min_vertices: 8,
+            max_vertices: 14,
+            roughness: 0.3,
+        };
+        let a = crate::random_block(&spec, 1).unwrap();
+        let b = crate::random_block(&spec, 2).unwrap();
+        let unit = |rng: &mut rand_chacha::ChaCha8Rng| loop {
+            let v = DVec3::new(
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+            );
+            if v.length_squared() > 1e-2 && v.length_squared() < 1.0 {
+                return v.normalize();
+            }
+        };
+        let mut apart = 0;
+        for _ in 0..300 {
+            let q = glam::DQuat::from_scaled_axis(unit(&mut rng) * 3.0);
+            let t = unit(&mut rng) * rng.random_range(0.5..3.0);
+            let b = crate::Posed {
+                shape: &b,
+                rotation: q,
+                translation: t,
+            };
+            let cold = gjk_distance(&a, &b).unwrap();
+            for start in [unit(&mut rng), -unit(&mut rng), DVec3::ZERO] {
+                let warm = gjk_distance_from(&a, &b, start, GjkOptions::default()).unwrap();
+                match (&cold, &warm) {
+                    (Proximity::Separated(c), Proximity::Separated(w)) => {
+                        assert!((c.distance - w.distance).abs() < 1e-10, "{c:?} {w:?}");
+                        apart += 1;
+                    }
+                    (Proximity::Overlapping(_), Proximity::Overlapping(_)) => {}
+                    _ => panic!("verdicts differ: {cold:?} {warm:?}"),
+                }
+            }
+        }
+        assert!(apart > 100, "{apart}");
     }
 }

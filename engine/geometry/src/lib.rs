@@ -52,7 +52,9 @@ pub use cut::{
 };
 pub use epa::{epa_from_simplex, epa_penetration, epa_penetration_with, EpaOptions, Penetration};
 pub use error::GeometryError;
-pub use gjk::{gjk_distance, gjk_distance_with, GjkOptions, Proximity, Separation, Simplex};
+pub use gjk::{
+    gjk_distance, gjk_distance_from, gjk_distance_with, GjkOptions, Proximity, Separation, Simplex,
+};
 pub use hull::{convex_hull, convex_hull_with, Hull, HullOptions};
 pub use mass::{mass_properties, symmetric_eigen, MassProperties};
 pub use mesh::{

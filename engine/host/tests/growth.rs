@@ -184,6 +184,7 @@ fn old_and_new_models_run_side_by_side_in_a_simulation() {
         gravity: Vec3::ZERO,
         timestep: Timestep::Fixed(1e-7),
         cell_tolerance: Some(1e-4),
+        ..Settings::default()
     });
     let (g, w) = (sim.group("grain"), sim.group("wall"));
     let add =

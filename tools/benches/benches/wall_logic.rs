@@ -46,7 +46,7 @@ fn layer(mode: Resolution) -> Simulation {
     let mut sim = Simulation::new(Settings {
         gravity: Vec3::ZERO,
         timestep: Timestep::Fixed(1e-6),
-        cell_tolerance: None,
+        ..Settings::default()
     });
     let g = sim.group("grain");
     let w = sim.group("wall");

@@ -9,8 +9,9 @@
 use serde_spanned::Spanned;
 
 use super::{int_at_least, vec3_or, Ctx, Result};
-use crate::spec::{DtSpec, RunSpec};
+use crate::spec::{DtSpec, ResolutionSpec, RunSpec};
 use crate::types::{Duration, RunSettings};
+use talus_core::wall::Resolution;
 use talus_core::Timestep;
 
 pub(super) fn run_settings(ctx: &Ctx<'_>, run: Spanned<RunSpec>) -> Result<RunSettings> {
@@ -101,6 +102,11 @@ pub(super) fn run_settings(ctx: &Ctx<'_>, run: Spanned<RunSpec>) -> Result<RunSe
         }
     };
 
+    let block_resolution = match run.block_resolution.as_ref().map(|r| *r.get_ref()) {
+        None | Some(ResolutionSpec::Full) => Resolution::Full,
+        Some(ResolutionSpec::Reduced) => Resolution::Reduced,
+    };
+
     Ok(RunSettings {
         duration,
         dt,
@@ -108,5 +114,6 @@ pub(super) fn run_settings(ctx: &Ctx<'_>, run: Spanned<RunSpec>) -> Result<RunSe
         threads,
         seed,
         cell_tolerance,
+        block_resolution,
     })
 }

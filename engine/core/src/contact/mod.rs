@@ -215,7 +215,7 @@ pub struct Applied {
 
 mod store;
 
-pub(crate) use store::item_cuts;
+pub(crate) use store::{cache_chunks, item_cuts};
 pub use store::{ContactStore, Setup, BATCH};
 pub(crate) use store::{CARRIED, CARRY_FORCE, CARRY_STIFFNESS, ENGINE_BITS, RELEASED, SIDE_OFF};
 

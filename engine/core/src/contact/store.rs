@@ -83,6 +83,12 @@ pub struct ContactStore {
     pub state: Vec<f64>,
     /// State slots per contact.
     pub n_state: usize,
+    /// The narrow phase's own values per contact, `cache_stride` per slot
+    /// (warm starts of the block kernels); empty in lanes whose kernel
+    /// keeps none.
+    pub cache: Vec<f64>,
+    /// Cache values per contact (0: none).
+    pub cache_stride: usize,
     /// Storage per contact in `state`: `max(n_state, 1)`, so that chunks of
     /// the state line up with chunks of contacts even without state.
     pub stride: usize,
@@ -113,9 +119,16 @@ struct ChunkOrder {
 impl ContactStore {
     /// An empty store for a model with `n_state` state slots.
     pub fn new(n_state: usize) -> ContactStore {
+        ContactStore::with_cache(n_state, 0)
+    }
+
+    /// An empty store for a model with `n_state` state slots, whose
+    /// kernel keeps `cache_stride` values per contact.
+    pub fn with_cache(n_state: usize, cache_stride: usize) -> ContactStore {
         ContactStore {
             n_state,
             stride: n_state.max(1),
+            cache_stride,
             ..Default::default()
         }
     }
@@ -156,6 +169,8 @@ impl ContactStore {
         self.output.push(ContactOutput::default());
         self.carry.push(0);
         self.state.extend(std::iter::repeat_n(0.0, self.stride));
+        self.cache
+            .extend(std::iter::repeat_n(0.0, self.cache_stride));
         self.id.len() - 1
     }
 
@@ -205,6 +220,9 @@ impl ContactStore {
         // Slots within a chunk are numbered in 16 bits.
         const _: () = assert!(BATCH <= 1 << 16);
         fn reorder<T: Copy>(v: &mut [T], order: &[u16], per: usize) {
+            if per == 0 {
+                return;
+            }
             let old = v.to_vec();
             for (to, &k) in v.chunks_exact_mut(per).zip(order) {
                 let k = k as usize;
@@ -260,6 +278,8 @@ impl ContactStore {
                 .chunks_mut(BATCH)
                 .zip(self.state.chunks_mut(BATCH * n)),
         );
+        let nc = self.cache_stride;
+        let columns = columns.zip(cache_chunks(&mut self.cache, nc, n_chunks));
         // Only the chunks that change.
         let changed: Vec<usize> = (0..n_chunks).filter(|&c| orders[c].is_some()).collect();
         let cuts = owners.map(|o| item_cuts(o, &changed));
@@ -269,7 +289,7 @@ impl ContactStore {
         crate::team::map_cut(
             jobs.collect(),
             cuts.as_deref(),
-            |_, (((((id, end1), (end2, plane)), (setup, output)), (carry, state)), order)| {
+            |_, ((((((id, end1), (end2, plane)), (setup, output)), (carry, state)), cache), order)| {
                 reorder(id, order, 1);
                 reorder(end1, order, 1);
                 reorder(end2, order, 1);
@@ -278,6 +298,7 @@ impl ContactStore {
                 reorder(output, order, 1);
                 reorder(carry, order, 1);
                 reorder(state, order, n);
+                reorder(cache, order, nc);
             },
         );
         moved
@@ -301,6 +322,22 @@ impl ContactStore {
             head[slot * n..(slot + 1) * n].copy_from_slice(&tail[..n]);
         }
         self.state.truncate(last * n);
+        let n = self.cache_stride;
+        if slot != last && n > 0 {
+            let (head, tail) = self.cache.split_at_mut(last * n);
+            head[slot * n..(slot + 1) * n].copy_from_slice(&tail[..n]);
+        }
+        self.cache.truncate(last * n);
+    }
+}
+
+/// The cache column cut into `n_chunks` chunks of [`BATCH`] contacts
+/// (empty slices when the kernel keeps no cache).
+pub(crate) fn cache_chunks(cache: &mut [f64], stride: usize, n_chunks: usize) -> Vec<&mut [f64]> {
+    if stride == 0 {
+        (0..n_chunks).map(|_| <&mut [f64]>::default()).collect()
+    } else {
+        cache.chunks_mut(BATCH * stride).collect()
     }
 }
 

@@ -18,6 +18,7 @@ impl PairKernel for BallBall {
     fn find(
         scene: &Scene<'_>,
         plane: &mut Plane,
+        _cache: &mut [f64],
         a: Piece,
         b: Piece,
         released: bool,
@@ -87,13 +88,13 @@ impl PairKernel for BallBall {
         );
     }
 
-    fn geometry(scene: &Scene<'_>, plane: &Plane, a: Piece, b: Piece) -> Geometry {
+    fn geometry(scene: &Scene<'_>, plane: &Plane, _cache: &[f64], a: Piece, b: Piece) -> Geometry {
         let (a, b) = (a.index(), b.index());
         let (r, x) = (scene.radius, scene.pos);
         plane_geometry(plane, r[a], Some(r[b]), x[a], x[b])
     }
 
-    fn refresh(scene: &Scene<'_>, plane: &mut Plane, a: Piece, b: Piece) {
+    fn refresh(scene: &Scene<'_>, plane: &mut Plane, _cache: &mut [f64], a: Piece, b: Piece) {
         let (a, b) = (a.index(), b.index());
         let (n, gap, xc) = contact::plane_ball_ball(
             scene.pos[a],

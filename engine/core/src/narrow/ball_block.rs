@@ -40,6 +40,7 @@ impl PairKernel for BallBlock {
     fn find(
         scene: &Scene<'_>,
         plane: &mut Plane,
+        _cache: &mut [f64],
         a: Piece,
         b: Piece,
         released: bool,
@@ -106,7 +107,7 @@ impl PairKernel for BallBlock {
 
     /// The block seen from the ball as the plane tangent at its closest
     /// point (as a facet is).
-    fn geometry(scene: &Scene<'_>, plane: &Plane, a: Piece, b: Piece) -> Geometry {
+    fn geometry(scene: &Scene<'_>, plane: &Plane, _cache: &[f64], a: Piece, b: Piece) -> Geometry {
         let (a, b) = (a.index(), b.index());
         plane_geometry(
             plane,
@@ -117,7 +118,7 @@ impl PairKernel for BallBlock {
         )
     }
 
-    fn refresh(scene: &Scene<'_>, plane: &mut Plane, a: Piece, b: Piece) {
+    fn refresh(scene: &Scene<'_>, plane: &mut Plane, _cache: &mut [f64], a: Piece, b: Piece) {
         let (a, b) = (a.index(), b.index());
         let (ra, xa) = (scene.radius[a], scene.pos[a]);
         let (point, distance, outward) = closest(scene, plane, xa, b);

@@ -21,6 +21,7 @@ impl PairKernel for BallFacet {
     fn find(
         scene: &Scene<'_>,
         plane: &mut Plane,
+        _cache: &mut [f64],
         a: Piece,
         b: Piece,
         released: bool,
@@ -73,14 +74,14 @@ impl PairKernel for BallFacet {
         }
     }
 
-    fn geometry(scene: &Scene<'_>, plane: &Plane, a: Piece, b: Piece) -> Geometry {
+    fn geometry(scene: &Scene<'_>, plane: &Plane, _cache: &[f64], a: Piece, b: Piece) -> Geometry {
         let (w, _) = scene.owner[b.index()];
         let a = a.index();
         let centre = scene.walls[w as usize].centre;
         plane_geometry(plane, scene.radius[a], None, scene.pos[a], centre)
     }
 
-    fn refresh(scene: &Scene<'_>, plane: &mut Plane, a: Piece, b: Piece) {
+    fn refresh(scene: &Scene<'_>, plane: &mut Plane, _cache: &mut [f64], a: Piece, b: Piece) {
         let a = a.index();
         let x = scene.pos[a];
         let (wi, f) = scene.owner[b.index()];

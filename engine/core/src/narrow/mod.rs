@@ -18,17 +18,19 @@ use crate::math::{Quat, Vec3};
 use crate::piece::{PairKind, Piece};
 use crate::sim::*;
 use crate::sums::{End, Sums};
-use crate::wall::Wall;
+use crate::wall::{Resolution, Wall};
 use rayon::prelude::*;
 use talus_sdk::{ContactInput, ContactOutput, STATUS_ACTIVE, STATUS_INACTIVE};
 
 mod ball_ball;
 mod ball_block;
 mod ball_facet;
+mod block_block;
 
 pub(crate) use ball_ball::BallBall;
 pub(crate) use ball_block::BallBlock;
 pub(crate) use ball_facet::BallFacet;
+pub(crate) use block_block::BlockBlock;
 
 /// The masses of the bodies, for the effective mass of a new contact.
 #[derive(Clone, Copy)]
@@ -60,11 +62,17 @@ pub(crate) struct BlockScene<'a> {
     pub(crate) orientation: &'a [Quat],
     pub(crate) shape: &'a [u32],
     pub(crate) shapes: &'a [BlockShape],
+    /// How block-block contacts are resolved.
+    pub(crate) resolution: Resolution,
 }
 
 impl<'a> BlockScene<'a> {
     /// The columns of `blocks` and the shape table.
-    pub(crate) fn of(blocks: &'a BlocksRef<'a>, shapes: &'a [BlockShape]) -> Self {
+    pub(crate) fn of(
+        blocks: &'a BlocksRef<'a>,
+        shapes: &'a [BlockShape],
+        resolution: Resolution,
+    ) -> Self {
         BlockScene {
             pos: &blocks.pos,
             vel: &blocks.vel,
@@ -72,6 +80,7 @@ impl<'a> BlockScene<'a> {
             orientation: &blocks.orientation,
             shape: &blocks.shape,
             shapes,
+            resolution,
         }
     }
 
@@ -107,13 +116,19 @@ pub(crate) trait PairKernel {
     /// The pair kind the kernel resolves.
     const PAIR: PairKind;
 
+    /// Values the kernel keeps per contact from step to step (its warm
+    /// starts), in the store's cache column; zero for most kinds.
+    const CACHE: usize = 0;
+
     /// The contact plane of the contact between pieces `a` and `b`, and
-    /// their motion. With `released` (its model released it while open),
-    /// `None` when it is still apart: nothing changes for the model then,
-    /// and the plane is left as it was.
+    /// their motion, `cache` being the contact's [`Self::CACHE`] values.
+    /// With `released` (its model released it while open), `None` when it
+    /// is still apart: nothing changes for the model then, and the plane
+    /// is left as it was.
     fn find(
         scene: &Scene<'_>,
         plane: &mut Plane,
+        cache: &mut [f64],
         a: Piece,
         b: Piece,
         released: bool,
@@ -138,11 +153,11 @@ pub(crate) trait PairKernel {
     fn add_end2(sums: &mut Sums<'_>, scene: &Scene<'_>, b: Piece, ap: &Applied, carry: u8);
 
     /// The geometry of a resolved contact, for the optional model inputs.
-    fn geometry(scene: &Scene<'_>, plane: &Plane, a: Piece, b: Piece) -> Geometry;
+    fn geometry(scene: &Scene<'_>, plane: &Plane, cache: &[f64], a: Piece, b: Piece) -> Geometry;
 
     /// Brings the plane (location, normal, gap; region for facets) of an
     /// open contact that the cycle skipped up to date.
-    fn refresh(scene: &Scene<'_>, plane: &mut Plane, a: Piece, b: Piece);
+    fn refresh(scene: &Scene<'_>, plane: &mut Plane, cache: &mut [f64], a: Piece, b: Piece);
 
     /// The effective inertial mass of a contact between `a` and `b`, from
     /// the balls' and the blocks' masses (kg).
@@ -163,7 +178,7 @@ impl Simulation {
             vel: &balls.vel,
             spin: &balls.spin,
             radius: &balls.radius,
-            blocks: BlockScene::of(&blocks, &self.shapes),
+            blocks: BlockScene::of(&blocks, &self.shapes, self.settings.block_resolution),
             walls: &walls,
             owner: &self.facet_owner,
         };
@@ -191,6 +206,7 @@ pub(crate) fn plane_geometry(
         x2,
         xc: plane.xc,
         frame: [plane.n, plane.s, plane.t],
+        overlap: None,
     }
 }
 
@@ -239,14 +255,23 @@ pub(crate) fn add_ball_end1(sums: &mut Sums<'_>, a: Piece, ap: &Applied) {
 
 /// [`PairKernel::refresh`] over every released contact of a lane.
 pub(crate) fn refresh_lane<K: PairKernel>(scene: &Scene<'_>, st: &mut contact::ContactStore) {
+    let n = st.len().div_ceil(contact::BATCH);
+    let caches = contact::cache_chunks(&mut st.cache, K::CACHE, n);
     st.plane
-        .par_iter_mut()
-        .zip(st.setup.par_iter())
-        .zip(st.end1.par_iter().zip(st.end2.par_iter()))
-        .with_min_len(contact::BATCH)
-        .for_each(|((plane, setup), (&a, &b))| {
-            if setup.flags & RELEASED != 0 {
-                K::refresh(scene, plane, a, b);
+        .par_chunks_mut(contact::BATCH)
+        .zip(st.setup.par_chunks(contact::BATCH))
+        .zip(caches)
+        .zip(
+            st.end1
+                .par_chunks(contact::BATCH)
+                .zip(st.end2.par_chunks(contact::BATCH)),
+        )
+        .for_each(|(((plane, setup), cache), (end1, end2))| {
+            for k in 0..plane.len() {
+                if setup[k].flags & RELEASED != 0 {
+                    let cache = &mut cache[k * K::CACHE..(k + 1) * K::CACHE];
+                    K::refresh(scene, &mut plane[k], cache, end1[k], end2[k]);
+                }
             }
         });
 }
@@ -259,6 +284,7 @@ pub(crate) fn refresh_lane<K: PairKernel>(scene: &Scene<'_>, st: &mut contact::C
 pub(crate) fn resolve_one<K: PairKernel>(
     scene: &Scene<'_>,
     plane: &mut Plane,
+    cache: &mut [f64],
     setup: &Setup,
     a: Piece,
     b: Piece,
@@ -267,7 +293,7 @@ pub(crate) fn resolve_one<K: PairKernel>(
     input: &mut ContactInput,
 ) -> bool {
     let released = overlap_only && setup.flags & RELEASED != 0;
-    let Some(found) = K::find(scene, plane, a, b, released) else {
+    let Some(found) = K::find(scene, plane, cache, a, b, released) else {
         return false;
     };
     let Found {

@@ -66,6 +66,7 @@ impl Simulation {
                 orientation: &k.orientation,
                 shape: &k.shape,
                 shapes: &self.shapes,
+                resolution: self.settings.block_resolution,
             },
             walls: &walls_col,
             owner: &self.facet_owner,
@@ -341,6 +342,8 @@ pub(crate) struct Chunk<'a> {
     pub(crate) setup: &'a mut [contact::Setup],
     pub(crate) output: &'a mut [ContactOutput],
     pub(crate) state: &'a mut [f64],
+    /// The kernel's cache values ([`PairKernel::CACHE`] per contact).
+    pub(crate) cache: &'a mut [f64],
     pub(crate) carry: &'a mut [u8],
     pub(crate) end1: &'a [Piece],
     pub(crate) end2: &'a [Piece],
@@ -355,6 +358,11 @@ impl ContactStore {
     ) -> (Vec<Chunk<'a>>, &'a [Piece], &'a [Piece]) {
         let stride = self.stride;
         let (end1, end2) = (&self.end1[..], &self.end2[..]);
+        let caches = contact::cache_chunks(
+            &mut self.cache,
+            self.cache_stride,
+            self.id.len().div_ceil(BATCH),
+        );
         let chunks = self
             .plane
             .chunks_mut(BATCH)
@@ -364,16 +372,20 @@ impl ContactStore {
             .zip(self.carry.chunks_mut(BATCH))
             .zip(end1.chunks(BATCH).zip(end2.chunks(BATCH)))
             .zip(lone.chunks(LONE_WORDS))
+            .zip(caches)
             .map(
-                |((((((plane, setup), output), state), carry), (end1, end2)), lone)| Chunk {
-                    lone,
-                    plane,
-                    setup,
-                    output,
-                    state,
-                    carry,
-                    end1,
-                    end2,
+                |(((((((plane, setup), output), state), carry), (end1, end2)), lone), cache)| {
+                    Chunk {
+                        lone,
+                        plane,
+                        setup,
+                        output,
+                        state,
+                        cache,
+                        carry,
+                        end1,
+                        end2,
+                    }
                 },
             )
             .collect();
@@ -470,6 +482,7 @@ pub(crate) fn run_chunk<K: PairKernel>(
             let busy = resolve_one::<K>(
                 &pass.scene,
                 &mut plane[k],
+                &mut ch.cache[k * K::CACHE..(k + 1) * K::CACHE],
                 &setup[k],
                 end1[k],
                 end2[k],
@@ -520,7 +533,8 @@ pub(crate) fn run_chunk<K: PairKernel>(
         } else {
             let geometry = |i: usize| {
                 let (k, plane) = (start + i, &ch.plane[start + i]);
-                K::geometry(&pass.scene, plane, end1[k], end2[k])
+                let cache = &ch.cache[k * K::CACHE..(k + 1) * K::CACHE];
+                K::geometry(&pass.scene, plane, cache, end1[k], end2[k])
             };
             cols = inputs::columns(pass.inputs, end - start, geometry, columns);
             run_ctx = BatchContext {

@@ -17,7 +17,7 @@ use crate::piece::{PairKind, Piece};
 use crate::step::*;
 use crate::team::Team;
 use crate::timestep::*;
-use crate::wall::Wall;
+use crate::wall::{Resolution, Wall};
 use rustc_hash::{FxHashMap, FxHashSet};
 use talus_sdk::ModelEntry;
 
@@ -31,6 +31,9 @@ pub struct Settings {
     /// Enlargement of piece extents for the cell space (m); `None` takes a
     /// tenth of the smallest ball radius.
     pub cell_tolerance: Option<f64>,
+    /// How block-block contacts are resolved: `Full` at the centroid of
+    /// the overlap volume, `Reduced` at the centroid of the cut area.
+    pub block_resolution: Resolution,
 }
 
 impl Default for Settings {
@@ -39,6 +42,7 @@ impl Default for Settings {
             gravity: Vec3::ZERO,
             timestep: Timestep::Auto { safety: 0.8 },
             cell_tolerance: None,
+            block_resolution: Resolution::Full,
         }
     }
 }

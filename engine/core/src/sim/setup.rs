@@ -83,9 +83,9 @@ impl Simulation {
 
     pub(crate) fn check_pairings(&self) -> Result<(), SetupError> {
         let (n_blocks, n_walls) = (self.n_blocks(), self.n_walls());
-        if n_blocks >= 2 || (n_blocks >= 1 && n_walls >= 1) {
+        if n_blocks >= 1 && n_walls >= 1 {
             return Err(SetupError::Unsupported(format!(
-                "{n_blocks} blocks with {n_walls} walls: blocks meet balls only so far (block-block and block-wall contacts are not resolved yet)"
+                "{n_blocks} blocks with {n_walls} walls: blocks meet balls and blocks only so far (block-wall contacts are not resolved yet)"
             )));
         }
         let mut ball_groups: Vec<u16> = self.balls().group.to_vec();

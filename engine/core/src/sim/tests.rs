@@ -53,7 +53,7 @@ fn unprepared(n: usize, entry: talus_sdk::ModelEntry) -> Simulation {
     let mut sim = Simulation::new(Settings {
         gravity: Vec3::new(0.0, 0.0, -9.81),
         timestep: Timestep::Auto { safety: 0.5 },
-        cell_tolerance: None,
+        ..Settings::default()
     });
     let g = sim.group("g");
     let m = sim.add_model(entry);
@@ -79,7 +79,7 @@ fn a_lone_facet_contact_is_marked_as_carrying_its_load() {
     let mut sim = Simulation::new(Settings {
         gravity: Vec3::new(0.0, 0.0, -9.81),
         timestep: Timestep::Fixed(1e-7),
-        cell_tolerance: None,
+        ..Settings::default()
     });
     let g = sim.group("g");
     let w = sim.group("floor");
@@ -224,6 +224,7 @@ fn an_idle_input_carries_a_nan_gap_and_the_linear_model_repeats_its_release() {
     let busy = resolve_one::<BallBall>(
         &scene,
         &mut plane,
+        &mut [],
         &setup,
         Piece::ball(0),
         Piece::ball(1),

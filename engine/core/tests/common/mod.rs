@@ -16,7 +16,7 @@ pub fn linear_sim(dt: f64, props: [f64; 5]) -> (Simulation, u16, u16) {
     let mut sim = Simulation::new(Settings {
         gravity: Vec3::ZERO,
         timestep: Timestep::Fixed(dt),
-        cell_tolerance: None,
+        ..Settings::default()
     });
     let g = sim.group("grain");
     let w = sim.group("wall");

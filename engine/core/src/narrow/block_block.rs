@@ -1,0 +1,322 @@
+//! The block-block kernel. Each query works in end1's principal frame,
+//! with end2 placed relative to it, so that only an overlapping pair pays
+//! for a copy of a polyhedron (end2's, moved into that frame).
+//!
+//! - Apart: GJK, started along the contact's last normal (the warm start
+//!   coherent pairs converge from in one or two support queries); the gap
+//!   is the distance, the location halfway between the closest points.
+//! - Overlapping: EPA from GJK's final simplex gives the depth (the gap is
+//!   minus the depth) and the penetration normal. In full resolution the
+//!   location is the centroid of the overlap polyhedron (half-space
+//!   duality, started from the last centroid when it is still inside) and
+//!   the normal that of the plane fitted to the line where the surfaces
+//!   cross; in reduced resolution the plane halfway between the deepest
+//!   points cuts both blocks and the location is the centroid of the area
+//!   the two cuts share, along the penetration normal.
+//!
+//! The overlap volume and the contact area the kernel found stay in the
+//! contact's cache for the optional model inputs; the area is the size of
+//! the vector sum of end1's faces inside end2, the projection of the
+//! surface where the blocks press on each other (the face area itself for
+//! two faces pressed flat together). In reduced resolution the volume is
+//! taken as the cut area times the depth, exact for two faces pressed
+//! flat together.
+
+use super::{plane_geometry, Found, Masses, PairKernel, Scene};
+use crate::block::BlockShape;
+use crate::contact::{Applied, Plane};
+use crate::inputs::Geometry;
+use crate::math::{Quat, Vec3};
+use crate::piece::{PairKind, Piece};
+use crate::sums::{End, Sums};
+use crate::wall::Resolution;
+use talus_geometry::{
+    epa_from_simplex, fit_contact_plane, gjk_distance_from, overlap_polyhedron,
+    reduced_from_penetration, ConvexPolyhedron, EpaOptions, GjkOptions, OverlapCache, Posed,
+    Proximity,
+};
+use talus_sdk::ContactOutput;
+
+/// Two blocks, the lower-numbered one end1.
+pub(crate) struct BlockBlock;
+
+/// Where each value sits in a block-block contact's cache.
+mod slot {
+    /// The last normal, in end1's frame (3 values).
+    pub(super) const NORMAL: usize = 0;
+    /// The last overlap centroid, in end1's frame (3 values).
+    pub(super) const INTERIOR: usize = 3;
+    /// How far that centroid lay inside both blocks (0: none kept).
+    pub(super) const MARGIN: usize = 6;
+    /// The overlap volume (m^3).
+    pub(super) const VOLUME: usize = 7;
+    /// The contact area (m^2).
+    pub(super) const AREA: usize = 8;
+    /// Values per contact.
+    pub(super) const LEN: usize = 9;
+}
+
+/// What a query finds in end1's frame: the normal (end1 to end2), the gap,
+/// the location, the overlap volume and the contact area.
+struct Local {
+    n: Vec3,
+    gap: f64,
+    xc: Vec3,
+    volume: f64,
+    area: f64,
+}
+
+fn vec_at(cache: &[f64], at: usize) -> Vec3 {
+    Vec3::new(cache[at], cache[at + 1], cache[at + 2])
+}
+
+fn set_vec(cache: &mut [f64], at: usize, v: Vec3) {
+    cache[at..at + 3].copy_from_slice(&v.to_array());
+}
+
+/// The pair in end1's frame: end1 `a` at the origin unturned, end2 `b`
+/// turned by `rotation` and moved by `translation`. `None` when a query
+/// fails (a support point that is not finite, an iteration cap): the
+/// caller keeps the contact's last plane.
+fn query(
+    a: &ConvexPolyhedron,
+    b: &ConvexPolyhedron,
+    rotation: Quat,
+    translation: Vec3,
+    cache: &mut [f64],
+    mode: Resolution,
+) -> Option<Local> {
+    let posed = Posed {
+        shape: b,
+        rotation,
+        translation,
+    };
+    let warm = vec_at(cache, slot::NORMAL);
+    let simplex = match gjk_distance_from(a, &posed, warm, GjkOptions::default()).ok()? {
+        Proximity::Separated(s) => {
+            set_vec(cache, slot::NORMAL, s.normal);
+            cache[slot::MARGIN] = 0.0;
+            cache[slot::VOLUME] = 0.0;
+            cache[slot::AREA] = 0.0;
+            return Some(Local {
+                n: s.normal,
+                gap: s.distance,
+                xc: 0.5 * (s.point_a + s.point_b),
+                volume: 0.0,
+                area: 0.0,
+            });
+        }
+        Proximity::Overlapping(simplex) => simplex,
+        _ => return None,
+    };
+    let b = b.transformed(rotation, translation);
+    let pen = epa_from_simplex(a, &b, &simplex, EpaOptions::default()).ok()?;
+    let depth = pen.depth.max(0.0);
+    let reduced = |cache: &mut [f64]| {
+        let r = reduced_from_penetration(a, &b, pen);
+        cache[slot::MARGIN] = 0.0;
+        Local {
+            n: pen.normal,
+            gap: -depth,
+            xc: r.location,
+            volume: r.area * depth,
+            area: r.area,
+        }
+    };
+    let local = match mode {
+        Resolution::Reduced => reduced(cache),
+        Resolution::Full => {
+            let mut oc = OverlapCache {
+                interior: (cache[slot::MARGIN] > 0.0).then(|| vec_at(cache, slot::INTERIOR)),
+                margin: cache[slot::MARGIN],
+                ..Default::default()
+            };
+            match overlap_polyhedron(a, &b, &mut oc) {
+                Ok(o) if !o.thin && sound(a, &b, o.volume, o.centroid) => {
+                    match oc.interior {
+                        Some(x) => {
+                            set_vec(cache, slot::INTERIOR, x);
+                            cache[slot::MARGIN] = oc.margin;
+                        }
+                        None => cache[slot::MARGIN] = 0.0,
+                    }
+                    // end1's faces inside end2, as one area vector.
+                    let mut s = Vec3::ZERO;
+                    for f in o.faces() {
+                        if f.end == talus_geometry::End::End1 {
+                            s += f.plane.normal * polygon_area(&o.vertices, &f.corners).length();
+                        }
+                    }
+                    let n = fit_contact_plane(&o.intersection_segments(), pen.normal)
+                        .map_or(pen.normal, |p| p.normal);
+                    Local {
+                        n,
+                        gap: -depth,
+                        xc: o.centroid,
+                        volume: o.volume,
+                        area: s.length(),
+                    }
+                }
+                // Too thin for a polyhedron of its own: the reduced answer.
+                Ok(o) if o.thin => reduced(cache),
+                // Not one the blocks can hold, or no polyhedron at all:
+                // the reduced location along the last normal (when there
+                // is one), so that a bad step cannot turn the force.
+                _ => {
+                    let last = vec_at(cache, slot::NORMAL);
+                    let r = reduced(cache);
+                    Local {
+                        n: if last == Vec3::ZERO { r.n } else { last },
+                        ..r
+                    }
+                }
+            }
+        }
+    };
+    set_vec(cache, slot::NORMAL, local.n);
+    cache[slot::VOLUME] = local.volume;
+    cache[slot::AREA] = local.area;
+    Some(local)
+}
+
+/// Whether an overlap of `volume` at `centroid` is one the two blocks can
+/// hold: finite, no larger than either block, its centroid inside both.
+fn sound(a: &ConvexPolyhedron, b: &ConvexPolyhedron, volume: f64, centroid: Vec3) -> bool {
+    let tol = a.tolerance().max(b.tolerance());
+    volume.is_finite()
+        && volume <= a.volume().min(b.volume()) * (1.0 + 1e-9)
+        && centroid.is_finite()
+        && a.contains(centroid, tol)
+        && b.contains(centroid, tol)
+}
+
+/// The area vector (area times unit normal, by the corners' turn) of the
+/// planar polygon `corners` of `vertices`.
+fn polygon_area(vertices: &[Vec3], corners: &[u32]) -> Vec3 {
+    let Some(&first) = corners.first() else {
+        return Vec3::ZERO;
+    };
+    let o = vertices[first as usize];
+    let mut s = Vec3::ZERO;
+    for w in corners[1..].windows(2) {
+        s += (vertices[w[0] as usize] - o).cross(vertices[w[1] as usize] - o);
+    }
+    0.5 * s
+}
+
+/// The plane of the contact between blocks `i` and `j` in world axes
+/// (normal, gap, location), or `None` when the query failed.
+#[inline]
+fn resolve(scene: &Scene<'_>, cache: &mut [f64], i: usize, j: usize) -> Option<(Vec3, f64, Vec3)> {
+    let k = &scene.blocks;
+    let (sa, sb): (&BlockShape, &BlockShape) = (
+        &k.shapes[k.shape[i] as usize],
+        &k.shapes[k.shape[j] as usize],
+    );
+    let (qa, ca) = (k.orientation[i], k.pos[i]);
+    let (qb, cb) = (k.orientation[j], k.pos[j]);
+    let to_a = qa.conjugate();
+    let l = query(
+        &sa.polyhedron,
+        &sb.polyhedron,
+        to_a * qb,
+        to_a * (cb - ca),
+        cache,
+        k.resolution,
+    )?;
+    Some((qa * l.n, l.gap, qa * l.xc + ca))
+}
+
+impl PairKernel for BlockBlock {
+    const PAIR: PairKind = PairKind::BlockBlock;
+    const CACHE: usize = slot::LEN;
+
+    #[inline(always)]
+    fn find(
+        scene: &Scene<'_>,
+        plane: &mut Plane,
+        cache: &mut [f64],
+        a: Piece,
+        b: Piece,
+        released: bool,
+    ) -> Option<Found> {
+        let (i, j) = (a.index(), b.index());
+        let k = &scene.blocks;
+        if released {
+            // Bounding spheres still apart: nothing changes for the model.
+            let reach = k.shapes[k.shape[i] as usize].radius + k.shapes[k.shape[j] as usize].radius;
+            if (k.pos[j] - k.pos[i]).length_squared() > reach * reach {
+                return None;
+            }
+        }
+        // A failed query keeps the last plane (never a NaN force).
+        let (n, gap, xc) = resolve(scene, cache, i, j).unwrap_or((plane.n, plane.gap, plane.xc));
+        if released && gap > 0.0 {
+            return None;
+        }
+        Some(Found {
+            n,
+            gap,
+            xc,
+            end1: k.motion(i),
+            end2: k.motion(j),
+            region: 0,
+            radius: [0.0, 0.0],
+        })
+    }
+
+    #[inline(always)]
+    fn lever(
+        scene: &Scene<'_>,
+        p: &Plane,
+        _o: &ContactOutput,
+        f: Vec3,
+        a: Piece,
+        b: Piece,
+    ) -> (Vec3, Vec3) {
+        let k = &scene.blocks;
+        let (x1, x2) = (k.pos[a.index()], k.pos[b.index()]);
+        ((p.xc - x1).cross(f), (p.xc - x2).cross(f))
+    }
+
+    #[inline(always)]
+    fn add_end1(sums: &mut Sums<'_>, a: Piece, ap: &Applied) {
+        sums.block(
+            a.index() as u32,
+            End::One,
+            ap.force,
+            ap.torque1,
+            ap.stiffness,
+        );
+    }
+
+    #[inline(always)]
+    fn add_end2(sums: &mut Sums<'_>, _scene: &Scene<'_>, b: Piece, ap: &Applied, _carry: u8) {
+        sums.block(
+            b.index() as u32,
+            End::Two,
+            ap.force,
+            ap.torque2,
+            ap.stiffness,
+        );
+    }
+
+    fn geometry(scene: &Scene<'_>, plane: &Plane, cache: &[f64], a: Piece, b: Piece) -> Geometry {
+        let k = &scene.blocks;
+        Geometry {
+            overlap: Some([cache[slot::VOLUME], cache[slot::AREA]]),
+            ..plane_geometry(plane, 0.0, None, k.pos[a.index()], k.pos[b.index()])
+        }
+    }
+
+    fn refresh(scene: &Scene<'_>, plane: &mut Plane, cache: &mut [f64], a: Piece, b: Piece) {
+        if let Some((n, gap, xc)) = resolve(scene, cache, a.index(), b.index()) {
+            (plane.n, plane.gap, plane.xc) = (n, gap, xc);
+        }
+    }
+
+    fn effective_mass(masses: &Masses<'_>, a: Piece, b: Piece) -> f64 {
+        let (ma, mb) = (masses.blocks[a.index()], masses.blocks[b.index()]);
+        ma * mb / (ma + mb)
+    }
+}

@@ -1,0 +1,336 @@
+//! Block-block contacts through the engine's cycle: blocks at rest against
+//! the closed forms of their equilibrium, collisions against the
+//! conservation laws, the engine's contact planes against the geometry
+//! kernel's brute-force references, and the bits on one and two threads.
+
+use talus_core::math::Quat;
+use talus_core::snapshot::PieceId;
+use talus_core::wall::Resolution;
+use talus_core::{BlockInit, BlockShape, Fixity, PairKind, Settings, Simulation, Timestep, Vec3};
+use talus_geometry::{box_block, ConvexPolyhedron};
+
+const G: f64 = 9.81;
+
+fn entry(root: talus_sdk::PluginModRef) -> talus_sdk::ModelEntry {
+    talus_sdk::ModelEntry::from_abi((root.models())()[0]).unwrap()
+}
+
+/// The linear model: kn, ks, friction, normal and shear damping ratios.
+fn linear(s: &mut Simulation, props: [f64; 5]) {
+    let g = s.group("g");
+    let m = s.add_model(entry(talus_plugin_linear::root_module()));
+    s.assign(g, g, m, props.to_vec()).unwrap();
+}
+
+/// The volume model: kn (N/m^3), ks (N/m^3), friction, restitution.
+fn volume(s: &mut Simulation, props: [f64; 4]) {
+    let g = s.group("g");
+    let m = s.add_model(entry(talus_plugin_volume::root_module()));
+    s.assign(g, g, m, props.to_vec()).unwrap();
+}
+
+fn sim(gravity: f64, timestep: Timestep, resolution: Resolution) -> Simulation {
+    Simulation::new(Settings {
+        gravity: Vec3::new(0.0, 0.0, -gravity),
+        timestep,
+        block_resolution: resolution,
+        ..Settings::default()
+    })
+}
+
+fn block(shape: u32, pos: Vec3, orientation: Quat, damping: f64, fixed: bool) -> BlockInit {
+    BlockInit {
+        shape,
+        pos,
+        orientation,
+        velocity: Vec3::ZERO,
+        spin: Vec3::ZERO,
+        density: 2000.0,
+        group: 0,
+        damping,
+        fixity: Fixity::from_flags([fixed; 6]),
+    }
+}
+
+fn shape(s: &mut Simulation, name: &str, edges: Vec3) -> u32 {
+    s.add_shape(BlockShape::new(name, &box_block(edges).unwrap()).unwrap())
+}
+
+/// The orientation of a block of `shape` turned by `turn` from the frame
+/// its polyhedron was written in (blocks are placed by their principal
+/// frame).
+fn turned(s: &Simulation, shape: u32, turn: Quat) -> Quat {
+    (turn * s.shapes()[shape as usize].input_rotation).normalize()
+}
+
+/// A 0.2 m cube on a fixed 1 x 1 x 0.2 m slab, off its centre and turned
+/// about the vertical; local damping brings it to rest.
+fn cube_on_slab(resolution: Resolution) -> Simulation {
+    let mut s = sim(G, Timestep::Auto { safety: 0.5 }, resolution);
+    let slab = shape(&mut s, "slab", Vec3::new(1.0, 1.0, 0.2));
+    let cube = shape(&mut s, "cube", Vec3::splat(0.2));
+    let q = turned(&s, slab, Quat::IDENTITY);
+    s.add_block(block(slab, Vec3::ZERO, q, 0.0, true)).unwrap();
+    let at = Vec3::new(0.13, -0.07, 0.2005);
+    let q = turned(&s, cube, Quat::from_rotation_z(0.4));
+    s.add_block(block(cube, at, q, 0.7, false)).unwrap();
+    s
+}
+
+/// The one block-block contact of the run, which must carry force.
+fn only_contact(s: &mut Simulation) -> (Vec3, Vec3, f64, Vec3) {
+    let snap = s.snapshot();
+    let rows: Vec<_> = snap
+        .contacts()
+        .filter(|c| c.pair == PairKind::BlockBlock)
+        .collect();
+    assert_eq!(rows.len(), 1);
+    let c = &rows[0];
+    assert!(c.active);
+    assert!(matches!(
+        (c.end1, c.end2),
+        (PieceId::Block { id: 1 }, PieceId::Block { id: 2 })
+    ));
+    (c.force, c.n, c.gap, c.xc)
+}
+
+#[test]
+fn a_cube_resting_on_a_fixed_block_carries_its_weight() {
+    let kn = 1e6;
+    let mut s = cube_on_slab(Resolution::Full);
+    linear(&mut s, [kn, 0.5 * kn, 0.5, 0.0, 0.0]);
+    s.prepare().unwrap();
+    for _ in 0..30_000 {
+        s.cycle().unwrap();
+    }
+    let weight = s.blocks().mass[1] * G;
+    let (force, n, gap, xc) = only_contact(&mut s);
+    // The force on end2 (the cube) holds it up: the weight, straight up,
+    // from a normal straight up.
+    assert!((n - Vec3::Z).length() < 1e-12, "{n}");
+    assert!(
+        ((force.z - weight) / weight).abs() < 1e-9,
+        "{force} vs {weight}"
+    );
+    assert!(force.truncate().length() < 1e-9 * weight, "{force}");
+    // At rest by the linear law: pressed in by m g / kn, level, the
+    // location under the cube's centroid, no spin.
+    assert!((gap + weight / kn).abs() < 1e-9 * 0.2, "{gap}");
+    let k = s.blocks();
+    let x = k.pos[1];
+    assert!((x.z - (0.2 - weight / kn)).abs() < 1e-9, "{x}");
+    assert!((xc.truncate() - x.truncate()).length() < 1e-9);
+    assert!(k.spin[1].length() < 1e-12, "{}", k.spin[1]);
+    // The slab's sum takes the cube's weight.
+    assert!(((k.force[0].z + weight) / weight).abs() < 1e-9);
+}
+
+/// In reduced resolution the plane halfway between the deepest points
+/// turns with whichever face EPA finds the shallower way out of, so a
+/// cube pressed flat may settle tilted by about the depth over its size
+/// (documented in `docs/blocks.md`); it still carries its weight.
+#[test]
+fn in_reduced_resolution_a_resting_cube_carries_its_weight() {
+    let kn = 1e6;
+    let mut s = cube_on_slab(Resolution::Reduced);
+    linear(&mut s, [kn, 0.5 * kn, 0.5, 0.0, 0.0]);
+    s.prepare().unwrap();
+    for _ in 0..30_000 {
+        s.cycle().unwrap();
+    }
+    let weight = s.blocks().mass[1] * G;
+    let (force, _, gap, _) = only_contact(&mut s);
+    assert!(
+        ((force.z - weight) / weight).abs() < 1e-9,
+        "{force} vs {weight}"
+    );
+    assert!((gap + weight / kn).abs() < 1e-9 * 0.2, "{gap}");
+    let k = s.blocks();
+    let shape = s.shapes()[1].input_rotation;
+    let up = k.orientation[1] * (shape.conjugate() * Vec3::Z);
+    assert!(up.z > 1.0 - 1e-6, "tilt {up}");
+}
+
+#[test]
+fn with_the_volume_model_the_rest_overlap_holds_the_weight() {
+    // Fn = kn V at rest: V = m g / kn.
+    let kn: f64 = 1e9;
+    let mut s = cube_on_slab(Resolution::Full);
+    // The volume model's probe reports too little stiffness to bound the
+    // step of a body without contacts: a fixed one, a tenth of the
+    // period of the cube on its rest stiffness kn * footprint.
+    s.settings.timestep = Timestep::Fixed(0.1 * (16.0 / (kn * 0.04)).sqrt());
+    volume(&mut s, [kn, 0.5 * kn, 0.5, 1.0]);
+    s.prepare().unwrap();
+    for _ in 0..30_000 {
+        s.cycle().unwrap();
+    }
+    let weight = s.blocks().mass[1] * G;
+    let (force, _, gap, _) = only_contact(&mut s);
+    assert!(((force.z - weight) / weight).abs() < 1e-9, "{force}");
+    // The overlap is the cube's footprint (0.2 x 0.2) times the depth.
+    let v = weight / kn;
+    assert!(
+        ((-gap * 0.04 - v) / v).abs() < 1e-9,
+        "overlap {} vs {v}",
+        -gap * 0.04
+    );
+    assert!(s.blocks().spin[1].length() < 1e-12);
+}
+
+/// Two free blocks of `a` and `b` thrown at each other, no gravity, no
+/// damping, the linear model without friction; returns the momentum and
+/// kinetic energy before and after.
+fn collide(
+    a: &ConvexPolyhedron,
+    b: &ConvexPolyhedron,
+    pose_b: (Vec3, Quat),
+    velocity: Vec3,
+    spin: [Vec3; 2],
+    friction: f64,
+) -> ([Vec3; 2], [f64; 2]) {
+    let mut s = sim(0.0, Timestep::Fixed(2e-6), Resolution::Full);
+    let ka = s.add_shape(BlockShape::new("a", a).unwrap());
+    let kb = s.add_shape(BlockShape::new("b", b).unwrap());
+    let (qa, qb) = (turned(&s, ka, Quat::IDENTITY), turned(&s, kb, pose_b.1));
+    s.add_block(BlockInit {
+        velocity,
+        spin: spin[0],
+        ..block(ka, Vec3::ZERO, qa, 0.0, false)
+    })
+    .unwrap();
+    s.add_block(BlockInit {
+        velocity: -velocity,
+        spin: spin[1],
+        ..block(kb, pose_b.0, qb, 0.0, false)
+    })
+    .unwrap();
+    linear(&mut s, [1e7, 5e6, friction, 0.0, 0.0]);
+    s.prepare().unwrap();
+    let state = |s: &Simulation| {
+        let k = s.blocks();
+        let p = k.vel[0] * k.mass[0] + k.vel[1] * k.mass[1];
+        (p, kinetic(s))
+    };
+    let (p0, e0) = state(&s);
+    let mut touched = false;
+    for _ in 0..200_000 {
+        s.cycle().unwrap();
+        let open = s.snapshot().contacts().all(|c| !c.active && c.gap > 0.0);
+        touched |= !open;
+        if touched && open {
+            break;
+        }
+    }
+    assert!(touched, "the blocks never met");
+    let (p1, e1) = state(&s);
+    ([p0, p1], [e0, e1])
+}
+
+/// Translational plus rotational kinetic energy of every block (J), the
+/// rotational part from the angular momentum (both at the half step,
+/// constant between contacts).
+fn kinetic(s: &Simulation) -> f64 {
+    let k = s.blocks();
+    (0..s.n_blocks())
+        .map(|i| {
+            0.5 * k.mass[i] * k.vel[i].length_squared()
+                + k.inertia[i].kinetic_energy(k.orientation[i], k.momentum[i])
+        })
+        .sum()
+}
+
+#[test]
+fn a_head_on_face_collision_keeps_momentum_and_creates_no_energy() {
+    let cube = box_block(Vec3::splat(0.1)).unwrap();
+    let ([p0, p1], [e0, e1]) = collide(
+        &cube,
+        &cube,
+        (Vec3::new(0.1005, 0.02, 0.01), Quat::IDENTITY),
+        Vec3::new(0.5, 0.0, 0.0),
+        [Vec3::ZERO; 2],
+        0.0,
+    );
+    let scale = 2.0 * 2000.0 * 1e-3 * 0.5;
+    assert!((p1 - p0).length() < 1e-12 * scale, "{p0} -> {p1}");
+    assert!(e1 <= e0 * (1.0 + 1e-9), "{e0} -> {e1}");
+    // Elastic: most of the energy comes back.
+    assert!(e1 > 0.99 * e0, "{e0} -> {e1}");
+}
+
+/// `n`^3 random blocks in a lattice spaced closer than their size, each
+/// turned at random, over a fixed slab: most neighbours overlap at the
+/// start, so every kind of overlap occurs.
+fn heap(n: usize, resolution: Resolution) -> Simulation {
+    use rand::{Rng, SeedableRng};
+    let mut s = sim(G, Timestep::Auto { safety: 0.5 }, resolution);
+    let slab = shape(&mut s, "slab", Vec3::new(4.0, 4.0, 0.2));
+    let q = turned(&s, slab, Quat::IDENTITY);
+    s.add_block(block(slab, Vec3::new(0.0, 0.0, -0.2), q, 0.0, true))
+        .unwrap();
+    let spec = talus_geometry::RandomBlock {
+        semi_axes: Vec3::new(0.06, 0.05, 0.04),
+        min_vertices: 8,
+        max_vertices: 20,
+        roughness: 0.3,
+    };
+    let shapes: Vec<u32> = (0..6)
+        .map(|k| {
+            let p = talus_geometry::random_block(&spec, k).unwrap();
+            s.add_shape(BlockShape::new("grain", &p).unwrap())
+        })
+        .collect();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+    for i in 0..n {
+        for j in 0..n {
+            for k in 0..n {
+                let at = Vec3::new(i as f64, j as f64, k as f64) * 0.1
+                    - Vec3::new(0.05 * n as f64, 0.05 * n as f64, 0.0);
+                let shape = shapes[rng.random_range(0..shapes.len())];
+                let axis = Vec3::new(
+                    rng.random_range(-1.0..1.0),
+                    rng.random_range(-1.0..1.0),
+                    rng.random_range(-1.0..1.0),
+                );
+                let q = Quat::from_scaled_axis(axis * 2.0);
+                s.add_block(block(shape, at, q.normalize(), 0.3, false))
+                    .unwrap();
+            }
+        }
+    }
+    linear(&mut s, [2e5, 1e5, 0.4, 0.2, 0.2]);
+    s
+}
+
+#[test]
+fn a_heap_of_blocks_gives_the_same_bits_on_one_and_two_threads() {
+    for resolution in [Resolution::Full, Resolution::Reduced] {
+        let run = |threads: usize| -> Vec<u64> {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let mut s = heap(8, resolution);
+                s.prepare().unwrap();
+                for _ in 0..60 {
+                    s.cycle().unwrap();
+                }
+                let stored = s.models[0].store(PairKind::BlockBlock).len();
+                assert!(stored > talus_core::contact::BATCH, "{stored}");
+                let k = s.blocks();
+                let mut bits = Vec::new();
+                for i in 0..s.n_blocks() {
+                    for v in [k.pos[i], k.vel[i], k.momentum[i], k.force[i], k.moment[i]] {
+                        bits.extend(v.to_array().map(f64::to_bits));
+                    }
+                    bits.extend(k.orientation[i].to_array().map(f64::to_bits));
+                }
+                bits
+            })
+        };
+        let one = run(1);
+        assert_eq!(run(2), one, "{resolution:?}");
+        assert_eq!(run(3), one, "{resolution:?}");
+    }
+}

@@ -233,7 +233,7 @@ impl Recorder {
             .push(
                 "kind",
                 "",
-                "pair kind: ball-ball, ball-facet, ball-block or block-block",
+                "pair kind: ball-ball, ball-facet, ball-block, block-block or block-facet",
                 Column::Str(kind),
             )
             .push(

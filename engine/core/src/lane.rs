@@ -12,10 +12,13 @@
 //! Invariants: the contact pass visits models in order, each model's lanes
 //! in [`PairKind::ALL`] order and each lane in slot order, so every ball
 //! adds its contributions in (model, lane, slot) order whatever the thread
-//! count; only ball-facet lanes take part in the wall stage.
+//! count; only facet lanes (ball-facet, block-facet) take part in the
+//! wall stage.
 
 use crate::contact::ContactStore;
-use crate::narrow::{self, BallBall, BallBlock, BallFacet, BlockBlock, Masses, PairKernel, Scene};
+use crate::narrow::{
+    self, BallBall, BallBlock, BallFacet, BlockBlock, BlockFacet, Masses, PairKernel, Scene,
+};
 use crate::pass::{self, Chunk, ChunkPass, Scratch};
 use crate::piece::{PairKind, Piece};
 use crate::sums::Sums;
@@ -95,6 +98,7 @@ const TABLE: [LaneKernel; PairKind::ALL.len()] = [
     kernels_of::<BallFacet>(),
     kernels_of::<BallBlock>(),
     kernels_of::<BlockBlock>(),
+    kernels_of::<BlockFacet>(),
 ];
 
 // Each kind's kernels sit at its index.

@@ -119,15 +119,18 @@ pub enum PairKind {
     BallBlock,
     /// Two blocks.
     BlockBlock,
+    /// A block (end1) and a wall facet (end2).
+    BlockFacet,
 }
 
 impl PairKind {
     /// Every pair kind, in lane order (the order of the discriminants).
-    pub const ALL: [PairKind; 4] = [
+    pub const ALL: [PairKind; 5] = [
         PairKind::BallBall,
         PairKind::BallFacet,
         PairKind::BallBlock,
         PairKind::BlockBlock,
+        PairKind::BlockFacet,
     ];
 
     /// The position of the pair kind in [`PairKind::ALL`].
@@ -138,8 +141,7 @@ impl PairKind {
 
     /// The pair kind of a contact between `end1` and `end2`, the lower
     /// piece first; `None` for pieces that do not make contacts (two
-    /// facets; a block and a facet, until their kernel lands: the setup
-    /// refuses runs where they could meet).
+    /// facets: walls do not meet walls).
     #[inline]
     pub const fn of(end1: Piece, end2: Piece) -> Option<PairKind> {
         match (end1.kind(), end2.kind()) {
@@ -147,6 +149,7 @@ impl PairKind {
             (PieceKind::Ball, PieceKind::Facet) => Some(PairKind::BallFacet),
             (PieceKind::Ball, PieceKind::Block) => Some(PairKind::BallBlock),
             (PieceKind::Block, PieceKind::Block) => Some(PairKind::BlockBlock),
+            (PieceKind::Block, PieceKind::Facet) => Some(PairKind::BlockFacet),
             _ => None,
         }
     }
@@ -158,6 +161,7 @@ impl PairKind {
             PairKind::BallFacet => "ball-facet",
             PairKind::BallBlock => "ball-block",
             PairKind::BlockBlock => "block-block",
+            PairKind::BlockFacet => "block-facet",
         }
     }
 }

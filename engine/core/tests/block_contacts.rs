@@ -334,3 +334,102 @@ fn a_heap_of_blocks_gives_the_same_bits_on_one_and_two_threads() {
         assert_eq!(run(3), one, "{resolution:?}");
     }
 }
+
+/// A floor at z = 0 over [-h, h]^2 cut into `n` x `n` squares of two
+/// facets each (normals up).
+fn floor(h: f64, n: usize) -> talus_core::Wall {
+    let mut vertices = Vec::new();
+    for j in 0..=n {
+        for i in 0..=n {
+            let at = |k: usize| -h + 2.0 * h * k as f64 / n as f64;
+            vertices.push([at(i), at(j), 0.0]);
+        }
+    }
+    let id = |i: usize, j: usize| (j * (n + 1) + i) as u32;
+    let mut facets = Vec::new();
+    for j in 0..n {
+        for i in 0..n {
+            facets.push([id(i, j), id(i + 1, j), id(i + 1, j + 1)]);
+            facets.push([id(i, j), id(i + 1, j + 1), id(i, j + 1)]);
+        }
+    }
+    talus_core::Wall::new("floor", &vertices, &facets, None).unwrap()
+}
+
+/// The cube of [`cube_on_slab`] on a floor of `facets` facets instead of
+/// the slab, settled; returns the simulation.
+fn cube_on_floor(n: usize, kn: f64) -> Simulation {
+    let mut s = sim(G, Timestep::Auto { safety: 0.5 }, Resolution::Full);
+    let cube = shape(&mut s, "cube", Vec3::splat(0.2));
+    let at = Vec3::new(0.13, -0.07, 0.1005);
+    let q = turned(&s, cube, Quat::from_rotation_z(0.4));
+    s.add_block(block(cube, at, q, 0.7, false)).unwrap();
+    let g = s.group("g");
+    s.add_wall(floor(0.5, n), g);
+    linear(&mut s, [kn, 0.5 * kn, 0.5, 0.0, 0.0]);
+    s.prepare().unwrap();
+    for _ in 0..30_000 {
+        s.cycle().unwrap();
+    }
+    s
+}
+
+#[test]
+fn a_cube_rests_alike_on_one_facet_and_on_two_hundred() {
+    let kn = 1e6;
+    // One facet: the two triangles of a 1 x 1 floor are two facets, so the
+    // single facet is a triangle of its own, large enough for the cube.
+    let mut one = sim(G, Timestep::Auto { safety: 0.5 }, Resolution::Full);
+    let cube = shape(&mut one, "cube", Vec3::splat(0.2));
+    let q = turned(&one, cube, Quat::from_rotation_z(0.4));
+    one.add_block(block(cube, Vec3::new(0.13, -0.07, 0.1005), q, 0.7, false))
+        .unwrap();
+    let g = one.group("g");
+    let big = [[-3.0, -3.0, 0.0], [3.0, -3.0, 0.0], [0.0, 3.0, 0.0]];
+    one.add_wall(
+        talus_core::Wall::new("floor", &big, &[[0, 1, 2]], None).unwrap(),
+        g,
+    );
+    linear(&mut one, [kn, 0.5 * kn, 0.5, 0.0, 0.0]);
+    one.prepare().unwrap();
+    for _ in 0..30_000 {
+        one.cycle().unwrap();
+    }
+    let many = cube_on_floor(10, kn);
+    let weight = one.blocks().mass[0] * G;
+    for (name, s) in [("one facet", &one), ("200 facets", &many)] {
+        let k = s.blocks();
+        // Carried: the weight in the block's sum from the floor, level, at
+        // the depth of the linear law.
+        assert!(
+            ((k.force[0].z - weight) / weight).abs() < 1e-9,
+            "{name}: {} vs {weight}",
+            k.force[0]
+        );
+        assert!(k.spin[0].length() < 1e-12, "{name}: {}", k.spin[0]);
+        let x = k.pos[0];
+        assert!((x.z - (0.1 - weight / kn)).abs() < 1e-9, "{name}: {x}");
+    }
+    // And the same rest: position and orientation.
+    let (a, b) = (one.blocks(), many.blocks());
+    assert!(
+        (a.pos[0] - b.pos[0]).length() < 1e-9,
+        "{} vs {}",
+        a.pos[0],
+        b.pos[0]
+    );
+    assert!(a.orientation[0].abs_diff_eq(b.orientation[0], 1e-9));
+    drop((a, b));
+    // On the fine floor one contact carries, the others are suppressed.
+    let mut many = many;
+    let snap = many.snapshot();
+    let active: Vec<_> = snap.contacts().filter(|c| c.active).collect();
+    assert_eq!(active.len(), 1);
+    assert_eq!(active[0].pair, PairKind::BlockFacet);
+    assert!(
+        snap.contacts()
+            .filter(|c| c.pair == PairKind::BlockFacet)
+            .count()
+            > 4
+    );
+}

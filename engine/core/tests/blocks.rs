@@ -325,17 +325,3 @@ fn balls_on_a_block_give_the_same_bits_on_one_and_two_threads() {
     assert_eq!(run(2), one);
     assert_eq!(run(3), one);
 }
-
-#[test]
-fn blocks_that_could_meet_walls_are_refused_for_now() {
-    let mut s = with_fixed_block(Timestep::Fixed(1e-6), Vec3::ONE, Quat::IDENTITY);
-    let k = s.group("k");
-    let floor = [[-5.0, -5.0, -2.0], [5.0, -5.0, -2.0], [0.0, 5.0, -2.0]];
-    let wall = talus_core::Wall::new("floor", &floor, &[[0, 1, 2]], None).unwrap();
-    s.add_wall(wall, k);
-    let e = s.prepare().unwrap_err().to_string();
-    assert!(
-        e.contains("not supported yet") && e.contains("1 blocks with 1 walls"),
-        "{e}"
-    );
-}

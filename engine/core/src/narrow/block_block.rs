@@ -26,73 +26,69 @@ use super::{plane_geometry, Found, Masses, PairKernel, Scene};
 use crate::block::BlockShape;
 use crate::contact::{Applied, Plane};
 use crate::inputs::Geometry;
-use crate::math::{Quat, Vec3};
+use crate::math::Vec3;
 use crate::piece::{PairKind, Piece};
 use crate::sums::{End, Sums};
 use crate::wall::Resolution;
 use talus_geometry::{
     epa_from_simplex, fit_contact_plane, gjk_distance_from, overlap_polyhedron,
     reduced_from_penetration, ConvexPolyhedron, EpaOptions, GjkOptions, OverlapCache, Posed,
-    Proximity,
+    Proximity, SupportMap,
 };
 use talus_sdk::ContactOutput;
 
 /// Two blocks, the lower-numbered one end1.
 pub(crate) struct BlockBlock;
 
-/// Where each value sits in a block-block contact's cache.
-mod slot {
+/// Where each value sits in a block-block contact's cache (the first
+/// [`slot::LEN`] values of a block-facet contact's too).
+pub(super) mod slot {
     /// The last normal, in end1's frame (3 values).
-    pub(super) const NORMAL: usize = 0;
+    pub(in crate::narrow) const NORMAL: usize = 0;
     /// The last overlap centroid, in end1's frame (3 values).
-    pub(super) const INTERIOR: usize = 3;
+    pub(in crate::narrow) const INTERIOR: usize = 3;
     /// How far that centroid lay inside both blocks (0: none kept).
-    pub(super) const MARGIN: usize = 6;
+    pub(in crate::narrow) const MARGIN: usize = 6;
     /// The overlap volume (m^3).
-    pub(super) const VOLUME: usize = 7;
+    pub(in crate::narrow) const VOLUME: usize = 7;
     /// The contact area (m^2).
-    pub(super) const AREA: usize = 8;
+    pub(in crate::narrow) const AREA: usize = 8;
     /// Values per contact.
-    pub(super) const LEN: usize = 9;
+    pub(in crate::narrow) const LEN: usize = 9;
 }
 
 /// What a query finds in end1's frame: the normal (end1 to end2), the gap,
 /// the location, the overlap volume and the contact area.
-struct Local {
-    n: Vec3,
-    gap: f64,
-    xc: Vec3,
-    volume: f64,
-    area: f64,
+pub(super) struct Local {
+    pub(super) n: Vec3,
+    pub(super) gap: f64,
+    pub(super) xc: Vec3,
+    pub(super) volume: f64,
+    pub(super) area: f64,
 }
 
-fn vec_at(cache: &[f64], at: usize) -> Vec3 {
+pub(super) fn vec_at(cache: &[f64], at: usize) -> Vec3 {
     Vec3::new(cache[at], cache[at + 1], cache[at + 2])
 }
 
-fn set_vec(cache: &mut [f64], at: usize, v: Vec3) {
+pub(super) fn set_vec(cache: &mut [f64], at: usize, v: Vec3) {
     cache[at..at + 3].copy_from_slice(&v.to_array());
 }
 
-/// The pair in end1's frame: end1 `a` at the origin unturned, end2 `b`
-/// turned by `rotation` and moved by `translation`. `None` when a query
-/// fails (a support point that is not finite, an iteration cap): the
-/// caller keeps the contact's last plane.
-fn query(
+/// The pair in end1's frame: end1 `a` at the origin unturned, end2 given
+/// by its support map `b` in that frame and built as a polyhedron by
+/// `build_b` only when the two overlap. `None` when a query fails (a
+/// support point that is not finite, an iteration cap, no polyhedron):
+/// the caller keeps the contact's last plane.
+pub(super) fn query<S: SupportMap>(
     a: &ConvexPolyhedron,
-    b: &ConvexPolyhedron,
-    rotation: Quat,
-    translation: Vec3,
+    b: &S,
+    build_b: impl FnOnce() -> Option<ConvexPolyhedron>,
     cache: &mut [f64],
     mode: Resolution,
 ) -> Option<Local> {
-    let posed = Posed {
-        shape: b,
-        rotation,
-        translation,
-    };
     let warm = vec_at(cache, slot::NORMAL);
-    let simplex = match gjk_distance_from(a, &posed, warm, GjkOptions::default()).ok()? {
+    let simplex = match gjk_distance_from(a, b, warm, GjkOptions::default()).ok()? {
         Proximity::Separated(s) => {
             set_vec(cache, slot::NORMAL, s.normal);
             cache[slot::MARGIN] = 0.0;
@@ -109,7 +105,7 @@ fn query(
         Proximity::Overlapping(simplex) => simplex,
         _ => return None,
     };
-    let b = b.transformed(rotation, translation);
+    let b = build_b()?;
     let pen = epa_from_simplex(a, &b, &simplex, EpaOptions::default()).ok()?;
     let depth = pen.depth.max(0.0);
     let reduced = |cache: &mut [f64]| {
@@ -216,14 +212,14 @@ fn resolve(scene: &Scene<'_>, cache: &mut [f64], i: usize, j: usize) -> Option<(
     let (qa, ca) = (k.orientation[i], k.pos[i]);
     let (qb, cb) = (k.orientation[j], k.pos[j]);
     let to_a = qa.conjugate();
-    let l = query(
-        &sa.polyhedron,
-        &sb.polyhedron,
-        to_a * qb,
-        to_a * (cb - ca),
-        cache,
-        k.resolution,
-    )?;
+    let (rotation, translation) = (to_a * qb, to_a * (cb - ca));
+    let posed = Posed {
+        shape: &sb.polyhedron,
+        rotation,
+        translation,
+    };
+    let build = || Some(sb.polyhedron.transformed(rotation, translation));
+    let l = query(&sa.polyhedron, &posed, build, cache, k.resolution)?;
     Some((qa * l.n, l.gap, qa * l.xc + ca))
 }
 

@@ -26,11 +26,13 @@ mod ball_ball;
 mod ball_block;
 mod ball_facet;
 mod block_block;
+mod block_facet;
 
 pub(crate) use ball_ball::BallBall;
 pub(crate) use ball_block::BallBlock;
 pub(crate) use ball_facet::BallFacet;
 pub(crate) use block_block::BlockBlock;
+pub(crate) use block_facet::BlockFacet;
 
 /// The masses of the bodies, for the effective mass of a new contact.
 #[derive(Clone, Copy)]

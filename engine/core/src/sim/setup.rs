@@ -82,12 +82,6 @@ impl Simulation {
     }
 
     pub(crate) fn check_pairings(&self) -> Result<(), SetupError> {
-        let (n_blocks, n_walls) = (self.n_blocks(), self.n_walls());
-        if n_blocks >= 1 && n_walls >= 1 {
-            return Err(SetupError::Unsupported(format!(
-                "{n_blocks} blocks with {n_walls} walls: blocks meet balls and blocks only so far (block-wall contacts are not resolved yet)"
-            )));
-        }
         let mut ball_groups: Vec<u16> = self.balls().group.to_vec();
         ball_groups.extend_from_slice(&self.blocks().group);
         ball_groups.sort_unstable();

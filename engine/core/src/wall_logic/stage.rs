@@ -356,6 +356,8 @@ impl Simulation {
             self.prepare()?;
         }
         let overlapping = self.wall_gaps();
-        self.wall_logic(&overlapping)
+        let pairs = self.wall_logic(&overlapping)?;
+        self.block_wall_stage()?;
+        Ok(pairs)
     }
 }

@@ -1,0 +1,447 @@
+//! The block-facet kernel: the facet extruded into a prism on the side
+//! away from the block (seed 001), resolved against the block as two
+//! blocks are (see `block_block.rs`), the query in the block's principal
+//! frame. The prism is as deep as the block is wide, so every part of the
+//! block behind the facet lies in it.
+//!
+//! A block pressed on a flat region of a wall made of many facets meets
+//! each of them; with one force per facet, a force that grows with the
+//! depth would grow with the number of facets under the block. So the
+//! wall stage ([`Simulation::block_wall_stage`]) resolves every
+//! block-facet contact first, then lets one contact per block, wall and
+//! plane carry the load of all the coplanar facets the block overlaps:
+//! the overlap volumes and areas add up, the location is the centroid of
+//! the whole overlap (the volume-weighted mean of the parts), the normal
+//! that of the common plane and the gap the deepest. The others
+//! are suppressed for the step. The carrier keeps carrying while it
+//! overlaps; when it leaves, the member with the largest overlap takes
+//! over its state by the model's propagation rules, with its frame. A
+//! block on one facet and on two hundred coplanar ones thus feels the same
+//! force at the same place.
+//!
+//! Facet sides: the side of the block's centroid when the contact is apart
+//! decides where the prism goes, and stays while the block overlaps the
+//! facet (a block pushed past the facet's plane is still pushed back).
+
+use super::block_block::{query, set_vec, slot as base, vec_at};
+use super::{facet_motion, plane_geometry, BlockScene, Found, Masses, PairKernel, Scene};
+use crate::body::{walls, BlocksRef};
+use crate::contact::{self, Applied, Plane, BATCH, CARRIED, CARRY_FORCE};
+use crate::error::StepError;
+use crate::inputs::Geometry;
+use crate::math::Vec3;
+use crate::piece::{PairKind, Piece};
+use crate::sim::Simulation;
+use crate::sums::{End, Sums};
+use crate::wall::Wall;
+use crate::wall_logic::{self, Transfer};
+use rayon::prelude::*;
+use talus_geometry::{extrude_facet, SupportMap, Triangle};
+use talus_sdk::abi_stable::std_types::{RSlice, RSliceMut};
+use talus_sdk::{flags, ContactOutput, StateEvent};
+
+/// A block (end1) and a wall facet (end2).
+pub(crate) struct BlockFacet;
+
+/// Where each value sits in a block-facet contact's cache, after the
+/// block-block values.
+mod slot {
+    use super::base;
+    /// The side of the facet the block is on: +1 along its normal, -1
+    /// against it, 0 not decided yet.
+    pub(super) const SIDE: usize = base::LEN;
+    /// This step's plane as the wall stage leaves it for the pass: the
+    /// normal (3 values), the location (3) and the gap.
+    pub(super) const N: usize = SIDE + 1;
+    pub(super) const XC: usize = N + 3;
+    pub(super) const GAP: usize = XC + 3;
+    /// Values per contact.
+    pub(super) const LEN: usize = GAP + 1;
+}
+
+/// A triangle swept along `e`: the facet's prism as a support map, with
+/// nothing built.
+struct Swept {
+    facet: Triangle,
+    e: Vec3,
+}
+
+impl SupportMap for Swept {
+    #[inline]
+    fn support_point(&self, dir: Vec3) -> Vec3 {
+        let p = self.facet.support_point(dir);
+        if dir.dot(self.e) > 0.0 {
+            p + self.e
+        } else {
+            p
+        }
+    }
+
+    #[inline]
+    fn interior_point(&self) -> Vec3 {
+        self.facet.interior_point() + 0.5 * self.e
+    }
+}
+
+/// The corners of facet `f` of `wall`.
+#[inline]
+fn corners(wall: &Wall, f: usize) -> [Vec3; 3] {
+    wall.facets[f].map(|v| wall.vertices[v as usize])
+}
+
+/// Resolves the contact between block `i` and facet `f` of `wall` in world
+/// axes (normal from the block to the facet, gap, location), keeping the
+/// side, the warm starts and the overlap volume and area in `cache`;
+/// `None` when the query failed.
+fn resolve(
+    k: &BlockScene<'_>,
+    wall: &Wall,
+    f: usize,
+    cache: &mut [f64],
+    i: usize,
+) -> Option<(Vec3, f64, Vec3)> {
+    let shape = &k.shapes[k.shape[i] as usize];
+    let (q, c) = (k.orientation[i], k.pos[i]);
+    let to_local = q.conjugate();
+    let local = corners(wall, f).map(|v| to_local * (v - c));
+    let normal = to_local * wall.normals[f];
+    // The side: decided while apart (or first met), kept while overlapping.
+    let apart = cache[slot::GAP] > 0.0 || cache[slot::SIDE] == 0.0;
+    if apart {
+        // The block's centroid is the local origin.
+        let side = if normal.dot(-local[0]) >= 0.0 {
+            1.0
+        } else {
+            -1.0
+        };
+        cache[slot::SIDE] = side;
+    }
+    let e = normal * (-cache[slot::SIDE] * 2.0 * shape.radius);
+    let facet = Triangle { vertices: local };
+    let swept = Swept { facet, e };
+    let build = || extrude_facet(&facet, e, e.length()).ok();
+    let l = query(&shape.polyhedron, &swept, build, cache, k.resolution)?;
+    Some((q * l.n, l.gap, q * l.xc + c))
+}
+
+/// This step's plane from the cache: normal, gap, location.
+#[inline]
+fn stored(cache: &[f64]) -> (Vec3, f64, Vec3) {
+    (
+        vec_at(cache, slot::N),
+        cache[slot::GAP],
+        vec_at(cache, slot::XC),
+    )
+}
+
+fn store(cache: &mut [f64], (n, gap, xc): (Vec3, f64, Vec3)) {
+    set_vec(cache, slot::N, n);
+    set_vec(cache, slot::XC, xc);
+    cache[slot::GAP] = gap;
+}
+
+impl PairKernel for BlockFacet {
+    const PAIR: PairKind = PairKind::BlockFacet;
+    const CACHE: usize = slot::LEN;
+
+    #[inline(always)]
+    fn find(
+        scene: &Scene<'_>,
+        _plane: &mut Plane,
+        cache: &mut [f64],
+        a: Piece,
+        b: Piece,
+        released: bool,
+    ) -> Option<Found> {
+        // The wall stage resolved the contact this step.
+        let (n, gap, xc) = stored(cache);
+        if released && gap > 0.0 {
+            return None;
+        }
+        let (wi, f) = scene.owner[b.index()];
+        let wall = &scene.walls[wi as usize];
+        Some(Found {
+            n,
+            gap,
+            xc,
+            end1: scene.blocks.motion(a.index()),
+            end2: facet_motion(wall, f as usize, xc, xc),
+            region: 0,
+            radius: [0.0, 0.0],
+        })
+    }
+
+    #[inline(always)]
+    fn lever(
+        scene: &Scene<'_>,
+        p: &Plane,
+        _o: &ContactOutput,
+        f: Vec3,
+        a: Piece,
+        b: Piece,
+    ) -> (Vec3, Vec3) {
+        let x1 = scene.blocks.pos[a.index()];
+        let x2 = scene.walls[scene.owner[b.index()].0 as usize].centre;
+        ((p.xc - x1).cross(f), (p.xc - x2).cross(f))
+    }
+
+    #[inline(always)]
+    fn add_end1(sums: &mut Sums<'_>, a: Piece, ap: &Applied) {
+        sums.block(
+            a.index() as u32,
+            End::One,
+            ap.force,
+            ap.torque1,
+            ap.stiffness,
+        );
+    }
+
+    #[inline(always)]
+    fn add_end2(sums: &mut Sums<'_>, scene: &Scene<'_>, b: Piece, ap: &Applied, carry: u8) {
+        // A wall takes no timestep stiffness.
+        if carry >= CARRY_FORCE {
+            sums.wall(scene.owner[b.index()].0, ap.force, ap.torque2);
+        }
+    }
+
+    fn geometry(scene: &Scene<'_>, plane: &Plane, cache: &[f64], a: Piece, b: Piece) -> Geometry {
+        let centre = scene.walls[scene.owner[b.index()].0 as usize].centre;
+        Geometry {
+            overlap: Some([cache[base::VOLUME], cache[base::AREA]]),
+            ..plane_geometry(plane, 0.0, None, scene.blocks.pos[a.index()], centre)
+        }
+    }
+
+    fn refresh(scene: &Scene<'_>, plane: &mut Plane, cache: &mut [f64], a: Piece, b: Piece) {
+        let (wi, f) = scene.owner[b.index()];
+        let wall = &scene.walls[wi as usize];
+        if let Some(found) = resolve(&scene.blocks, wall, f as usize, cache, a.index()) {
+            store(cache, found);
+            (plane.n, plane.gap, plane.xc) = found;
+        }
+    }
+
+    /// A wall does not move under contact forces: the block's own mass.
+    fn effective_mass(masses: &Masses<'_>, a: Piece, _b: Piece) -> f64 {
+        masses.blocks[a.index()]
+    }
+}
+
+/// Whether facets `f` and `g` of `wall` lie in one plane (normals within
+/// about 1e-6 rad, and `g`'s first corner within `tol` of `f`'s plane).
+fn coplanar(wall: &Wall, f: usize, g: usize, tol: f64) -> bool {
+    let (nf, ng) = (wall.normals[f], wall.normals[g]);
+    let (pf, pg) = (corners(wall, f)[0], corners(wall, g)[0]);
+    nf.dot(ng) >= 1.0 - 1e-12 && nf.dot(pg - pf).abs() <= tol
+}
+
+impl Simulation {
+    /// The block part of the wall stage: every block-facet contact
+    /// resolved (in parallel), then for each block, wall and plane one
+    /// contact carrying the load of every coplanar facet the block
+    /// overlaps (serially, in (block, wall, slot) order; see the module
+    /// docs).
+    pub(crate) fn block_wall_stage(&mut self) -> Result<(), StepError> {
+        let lane = PairKind::BlockFacet.index();
+        if self.models.iter().all(|m| m.lanes[lane].store.is_empty()) {
+            return Ok(());
+        }
+        let blocks = BlocksRef::of(&self.world);
+        let walls = &*walls(&self.world);
+        let k = BlockScene::of(&blocks, &self.shapes, self.settings.block_resolution);
+        let owner = &self.facet_owner;
+        let step = self.step;
+        let mut state = Vec::new();
+        for m in self.models.iter_mut() {
+            let st = &mut m.lanes[lane].store;
+            let n_chunks = st.len().div_ceil(BATCH);
+            let caches = contact::cache_chunks(&mut st.cache, slot::LEN, n_chunks);
+            st.setup
+                .par_chunks_mut(BATCH)
+                .zip(caches)
+                .zip(st.end1.par_chunks(BATCH).zip(st.end2.par_chunks(BATCH)))
+                .for_each(|((setup, cache), (end1, end2))| {
+                    for (j, s) in setup.iter_mut().enumerate() {
+                        s.flags &= !flags::SUPPRESSED;
+                        let cache = &mut cache[j * slot::LEN..(j + 1) * slot::LEN];
+                        let (wi, f) = owner[end2[j].index()];
+                        let wall = &walls[wi as usize];
+                        // A failed query keeps the last plane.
+                        if let Some(found) = resolve(&k, wall, f as usize, cache, end1[j].index()) {
+                            store(cache, found);
+                        }
+                    }
+                });
+            // The contacts that overlap or carried last step, by (block,
+            // wall, slot).
+            let mut touching: Vec<(u32, u32, u32)> = (0..st.len())
+                .filter(|&s| {
+                    st.cache[s * slot::LEN + slot::GAP] < 0.0 || st.setup[s].flags & CARRIED != 0
+                })
+                .map(|s| {
+                    let wall = owner[st.end2[s].index()].0;
+                    (st.end1[s].index() as u32, wall, s as u32)
+                })
+                .collect();
+            touching.sort_unstable();
+            // Each member's facet and side, looked up once.
+            let facet_side: Vec<(usize, f64)> = touching
+                .iter()
+                .map(|&(_, _, s)| {
+                    let f = owner[st.end2[s as usize].index()].1 as usize;
+                    (f, st.cache[s as usize * slot::LEN + slot::SIDE])
+                })
+                .collect();
+            let mut start = 0;
+            for group in touching.chunk_by(|x, y| (x.0, x.1) == (y.0, y.1)) {
+                let wall = &walls[group[0].1 as usize];
+                let block = group[0].0 as usize;
+                let tol = 1e-9 * k.shapes[k.shape[block] as usize].radius;
+                let fs = &facet_side[start..start + group.len()];
+                start += group.len();
+                let mut done = vec![false; group.len()];
+                for i in 0..group.len() {
+                    if done[i] {
+                        continue;
+                    }
+                    // The members in `i`'s plane, on the same side.
+                    let (fi, si) = fs[i];
+                    let mut plane = Vec::new();
+                    for j in i..group.len() {
+                        let (fj, sj) = fs[j];
+                        if !done[j] && sj == si && coplanar(wall, fi, fj, tol) {
+                            done[j] = true;
+                            plane.push(group[j].2);
+                        }
+                    }
+                    // From the block into the facets: against the normal
+                    // of the side the block is on.
+                    let n = -si * wall.normals[fi];
+                    carry_plane(m, lane, &plane, n, step, &mut state)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Lets one contact of `members` (slots of one block's contacts with
+/// coplanar facets of one wall, in slot order) carry the load of all
+/// those that overlap; see the module docs.
+fn carry_plane(
+    m: &mut crate::sim::ModelRuntime,
+    lane: usize,
+    members: &[u32],
+    normal: Vec3,
+    step: u64,
+    state: &mut Vec<f64>,
+) -> Result<(), StepError> {
+    let st = &mut m.lanes[lane].store;
+    let at = |s: u32, v: usize| s as usize * slot::LEN + v;
+    let previous = members
+        .iter()
+        .copied()
+        .find(|&s| st.setup[s as usize].flags & CARRIED != 0);
+    for &s in members {
+        st.setup[s as usize].flags &= !CARRIED;
+    }
+    let over: Vec<u32> = members
+        .iter()
+        .copied()
+        .filter(|&s| st.cache[at(s, slot::GAP)] < 0.0)
+        .collect();
+    if over.is_empty() {
+        return Ok(());
+    }
+    let volume = |s: u32| st.cache[at(s, base::VOLUME)];
+    let carrier = match previous {
+        Some(p) if over.contains(&p) => p,
+        _ => over.iter().copied().fold(
+            over[0],
+            |best, s| if volume(s) > volume(best) { s } else { best },
+        ),
+    };
+    if over.len() > 1 {
+        let (mut v, mut area, mut xv) = (0.0, 0.0, Vec3::ZERO);
+        let (mut x_sum, mut gap) = (Vec3::ZERO, f64::INFINITY);
+        for &s in &over {
+            let c = &st.cache[at(s, 0)..at(s, slot::LEN)];
+            let (_, g, x) = stored(c);
+            let w = c[base::VOLUME];
+            v += w;
+            area += c[base::AREA];
+            xv += w * x;
+            x_sum += x;
+            gap = gap.min(g);
+        }
+        let xc = if v > 0.0 {
+            xv / v
+        } else {
+            x_sum / over.len() as f64
+        };
+        let c = &mut st.cache[at(carrier, 0)..at(carrier, slot::LEN)];
+        store(c, (normal, gap, xc));
+        c[base::VOLUME] = v;
+        c[base::AREA] = area;
+        for &s in &over {
+            if s != carrier {
+                st.setup[s as usize].flags |= flags::SUPPRESSED;
+            }
+        }
+    }
+    st.setup[carrier as usize].flags |= CARRIED;
+    if let Some(p) = previous.filter(|&p| p != carrier) {
+        take_over(m, lane, p as usize, carrier as usize, step, state)?;
+    }
+    Ok(())
+}
+
+/// Moves the state of contact `from`, which carried last step, to `to`,
+/// which takes over, by the model's propagation rules, with the frame.
+fn take_over(
+    m: &mut crate::sim::ModelRuntime,
+    lane: usize,
+    from: usize,
+    to: usize,
+    step: u64,
+    state: &mut Vec<f64>,
+) -> Result<(), StepError> {
+    let st = &mut m.lanes[lane].store;
+    state.clear();
+    state.extend_from_slice(st.state_of(from));
+    let (n_state, stride) = (st.n_state, st.stride);
+    let set = st.setup[to].prop_set as usize;
+    let props = &m.props[set * m.n_props..(set + 1) * m.n_props];
+    let target = &mut st.state[to * stride..to * stride + n_state];
+    let entry = &m.entry;
+    let custom = |from: &[f64], to: &mut [f64]| {
+        (entry.custom_state)(
+            StateEvent::TakeOver.code(),
+            RSlice::from_slice(props),
+            RSlice::from_slice(from),
+            RSliceMut::from_mut_slice(to),
+        )
+        .into_result()
+        .map_err(|e| e.to_string())
+    };
+    let t = Transfer {
+        from: 0,
+        to: 1,
+        fresh: true,
+    };
+    let moved =
+        wall_logic::transfer_state(&entry.descriptor.state, state, target, &t, true, custom)
+            .map_err(|message| StepError::Model {
+                model: m.name.clone(),
+                contact: st.id[to],
+                step,
+                message: format!("propagation failed: {message}"),
+            })?;
+    if moved {
+        let p = st.plane[from];
+        let q = &mut st.plane[to];
+        (q.n, q.s, q.t, q.initialised) = (p.n, p.s, p.t, p.initialised);
+        st.setup[to].flags &= !flags::NEW;
+    }
+    Ok(())
+}

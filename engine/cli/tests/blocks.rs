@@ -268,7 +268,7 @@ fn random_fill_that_cannot_fit_is_reported_at_its_table() {
 
 #[test]
 fn blocks_example_builds_what_it_says() {
-    // configs/blocks.toml waits for block contacts to run (see e2e.rs);
+    // configs/blocks.toml runs shortened with every example (e2e.rs);
     // what it builds is checked here.
     let (cfg, reg) = talus_cli::load(&workspace_root().join("configs/blocks.toml")).unwrap();
     let sim = talus_cli::scene::populate(&cfg, &reg).unwrap();
@@ -306,8 +306,7 @@ fn blocks_keep_clear_of_balls_placed_before_them() {
         + balls;
     let path = tmp.path().join("mixed.toml");
     std::fs::write(&path, text).unwrap();
-    // The engine would refuse several blocks for now: look at what the
-    // config builds.
+    // What the config builds, before the engine's checks.
     let (cfg, reg) = talus_cli::load(Path::new(&path)).unwrap();
     let sim = talus_cli::scene::populate(&cfg, &reg).unwrap();
     let (balls, blocks) = (sim.balls(), sim.blocks());
@@ -326,4 +325,24 @@ fn blocks_keep_clear_of_balls_placed_before_them() {
             );
         }
     }
+}
+
+#[test]
+fn slope_example_shows_the_three_fates() {
+    // configs/slope.toml run whole: the cube held by friction stays within
+    // the millimetres it slips while landing, the low-friction cube slides
+    // metres, the tall column turns over.
+    let (cfg, reg) = talus_cli::load(&workspace_root().join("configs/slope.toml")).unwrap();
+    let mut sim = talus_cli::scene::build(&cfg, &reg).unwrap();
+    let start: Vec<_> = sim.blocks().pos.to_vec();
+    let q0: Vec<_> = sim.blocks().orientation.to_vec();
+    while sim.time < 3.0 {
+        sim.cycle().unwrap();
+    }
+    let k = sim.blocks();
+    let moved: Vec<f64> = (0..3).map(|i| (k.pos[i] - start[i]).length()).collect();
+    let turned = |i: usize| (k.orientation[i] * q0[i].conjugate()).to_axis_angle().1;
+    assert!(moved[0] < 0.01 && turned(0) < 1e-3, "held: {moved:?}");
+    assert!(moved[1] > 5.0 && turned(1) < 1e-2, "slider: {moved:?}");
+    assert!(turned(2) > 1.0, "tower turned {}", turned(2));
 }

@@ -43,18 +43,10 @@ fn configs(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Examples that wait for an engine feature: they are only checked (see
-/// [`waiting_examples_check`]) until it lands, then move to the runs.
-const WAITING: &[(&str, &str)] = &[(
-    "configs/blocks.toml",
-    "block contacts: until they land the blocks fall through the box",
-)];
-
 #[test]
 fn every_example_config_runs_shortened() {
     let mut all = Vec::new();
     configs(&workspace_root().join("configs"), &mut all);
-    all.retain(|p| !WAITING.iter().any(|(w, _)| workspace_root().join(w) == *p));
     all.sort();
     assert!(!all.is_empty());
     let tmp = tempfile::tempdir().unwrap();
@@ -76,25 +68,6 @@ fn every_example_config_runs_shortened() {
             stderr(&o)
         );
         check_dataset(&out);
-    }
-}
-
-#[test]
-fn waiting_examples_check() {
-    // Until the feature lands the engine may refuse the example before
-    // step 0, and only with its "not supported yet" message: the config,
-    // its files and the bodies it makes are all checked first.
-    for (config, waits_for) in WAITING {
-        let o = talus(&["check", config]);
-        let said = String::from_utf8_lossy(&o.stdout).into_owned();
-        let refused = stderr(&o);
-        assert!(
-            (o.status.success() && said.contains(": ok ("))
-                || (!o.status.success()
-                    && refused.contains("not supported yet")
-                    && refused.lines().count() == 1),
-            "{config} (waiting for {waits_for}):\n{said}{refused}"
-        );
     }
 }
 

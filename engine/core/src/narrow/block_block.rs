@@ -31,9 +31,8 @@ use crate::piece::{PairKind, Piece};
 use crate::sums::{End, Sums};
 use crate::wall::Resolution;
 use talus_geometry::{
-    epa_from_simplex, fit_contact_plane, gjk_distance_from, overlap_polyhedron,
-    reduced_from_penetration, ConvexPolyhedron, EpaOptions, GjkOptions, OverlapCache, Posed,
-    Proximity, SupportMap,
+    epa_from_simplex, gjk_distance_from, overlap_polyhedron, reduced_from_penetration,
+    ConvexPolyhedron, EpaOptions, GjkOptions, OverlapCache, Posed, Proximity, SupportMap,
 };
 use talus_sdk::ContactOutput;
 
@@ -143,14 +142,22 @@ pub(super) fn query<S: SupportMap>(
                             s += f.plane.normal * polygon_area(&o.vertices, &f.corners).length();
                         }
                     }
-                    let n = fit_contact_plane(&o.intersection_segments(), pen.normal)
-                        .map_or(pen.normal, |p| p.normal);
+                    // The normal: the area vector's direction (the
+                    // gradient of the overlap volume under a translation
+                    // of end2), or the penetration normal for an overlap
+                    // with no surface of end1 to speak of.
+                    let area = s.length();
+                    let n = if area > 1e-12 * a.surface_area() {
+                        s / area
+                    } else {
+                        pen.normal
+                    };
                     Local {
                         n,
                         gap: -depth,
                         xc: o.centroid,
                         volume: o.volume,
-                        area: s.length(),
+                        area,
                     }
                 }
                 // Too thin for a polyhedron of its own: the reduced answer.

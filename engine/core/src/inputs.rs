@@ -229,16 +229,22 @@ pub fn geometry_of(
     }
 }
 
-/// The geometry the engine shows a model for its probe contact (see
-/// `Simulation::setup`): two unit balls along x that just touch.
+/// Two unit balls along x at `gap`: the probe of [`probe_geometry_of`].
 pub fn probe_geometry(gap: f64) -> Geometry {
+    probe_geometry_of(1.0, 1.0, gap)
+}
+
+/// The geometry the engine shows a model for its probe contact (see
+/// `Simulation::probe_models`): balls of radii `r1` and `r2` along x at
+/// `gap`.
+pub fn probe_geometry_of(r1: f64, r2: f64, gap: f64) -> Geometry {
     Geometry {
         gap,
-        r1: 1.0,
-        r2: Some(1.0),
+        r1,
+        r2: Some(r2),
         x1: Vec3::ZERO,
-        x2: Vec3::X * (2.0 + gap),
-        xc: Vec3::X * (1.0 + 0.5 * gap),
+        x2: Vec3::X * (r1 + r2 + gap),
+        xc: Vec3::X * (r1 + 0.5 * gap),
         frame: [Vec3::X, Vec3::Y, Vec3::Z],
         overlap: None,
     }

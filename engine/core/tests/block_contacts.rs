@@ -155,11 +155,9 @@ fn in_reduced_resolution_a_resting_cube_carries_its_weight() {
 fn with_the_volume_model_the_rest_overlap_holds_the_weight() {
     // Fn = kn V at rest: V = m g / kn.
     let kn: f64 = 1e9;
+    // The automatic timestep: the cube starts without contacts, so its
+    // first steps take the volume model's probe stiffness.
     let mut s = cube_on_slab(Resolution::Full);
-    // The volume model's probe reports too little stiffness to bound the
-    // step of a body without contacts: a fixed one, a tenth of the
-    // period of the cube on its rest stiffness kn * footprint.
-    s.settings.timestep = Timestep::Fixed(0.1 * (16.0 / (kn * 0.04)).sqrt());
     volume(&mut s, [kn, 0.5 * kn, 0.5, 1.0]);
     s.prepare().unwrap();
     for _ in 0..30_000 {
@@ -431,5 +429,35 @@ fn a_cube_rests_alike_on_one_facet_and_on_two_hundred() {
             .filter(|c| c.pair == PairKind::BlockFacet)
             .count()
             > 4
+    );
+}
+
+#[test]
+fn a_block_without_contacts_takes_its_timestep_from_a_probe_of_its_size() {
+    // The volume model's stiffness is kn times the contact area, so a
+    // probe that only touches would report none. The probe presses two
+    // spheres of the block's bounding radius r together by r / 10: cap
+    // height h1 = r / 20 on each, contact circle a^2 = h1 (2 r - h1), area
+    // pi a^2, stiffness max(kn, ks) times that area.
+    let (kn, ks, safety) = (1e9, 4e8, 0.5);
+    let mut s = sim(0.0, Timestep::Auto { safety }, Resolution::Full);
+    let cube = shape(&mut s, "cube", Vec3::splat(0.2));
+    let q = turned(&s, cube, Quat::IDENTITY);
+    s.add_block(block(cube, Vec3::ZERO, q, 0.0, false)).unwrap();
+    volume(&mut s, [kn, ks, 0.5, 1.0]);
+    s.prepare().unwrap();
+    s.cycle().unwrap();
+    let r = s.shapes()[0].radius;
+    let h1 = r / 20.0;
+    let area = std::f64::consts::PI * h1 * (2.0 * r - h1);
+    let k = kn.max(ks) * area;
+    let blocks = s.blocks();
+    let (m, i_min) = (blocks.mass[0], blocks.inertia[0].moments().min_element());
+    let rate = k * (1.0 / m).max(r * r / i_min);
+    let expected = safety / rate.sqrt();
+    assert!(
+        ((s.dt - expected) / expected).abs() < 1e-12,
+        "{} vs {expected}",
+        s.dt
     );
 }

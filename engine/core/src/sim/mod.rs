@@ -59,9 +59,6 @@ pub struct ModelRuntime {
     pub n_props: usize,
     /// Property sets, row-major.
     pub props: Vec<f64>,
-    /// Translational stiffness the model reports for a touching probe
-    /// contact, per property set (N/m).
-    pub(crate) probe_stiffness: Vec<f64>,
     /// The model's contacts, one lane per pair kind in [`PairKind::ALL`]
     /// order (see [`crate::lane`]).
     pub lanes: Vec<Lane>,
@@ -136,6 +133,9 @@ pub struct Simulation {
     /// stiffest model its group is assigned (N/m), the floor of its
     /// timestep stiffness.
     pub(crate) k_probe: Vec<f64>,
+    /// Per assigned pair of groups: the stiffness its model reports for
+    /// the probe contact (N/m; see [`Simulation::probe_models`]).
+    pub(crate) probe_k: FxHashMap<(u16, u16), f64>,
     /// Per block: the same floor as `k_probe` (N/m).
     pub(crate) k_probe_blocks: Vec<f64>,
     /// Cycles done.
@@ -177,6 +177,7 @@ impl Simulation {
             wall_touches: Vec::new(),
             next_contact_id: 1,
             k_probe: Vec::new(),
+            probe_k: FxHashMap::default(),
             k_probe_blocks: Vec::new(),
             step: 0,
             time: 0.0,
@@ -279,7 +280,6 @@ impl Simulation {
             n_props: entry.descriptor.properties.len(),
             entry,
             props: Vec::new(),
-            probe_stiffness: Vec::new(),
             lanes: PairKind::ALL
                 .iter()
                 .map(|&p| Lane::new(p, n_state))

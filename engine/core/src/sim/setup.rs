@@ -100,29 +100,76 @@ impl Simulation {
         Ok(())
     }
 
-    /// Asks every model for the stiffness of a just-touching contact, for
-    /// the timestep bound of balls without contacts.
+    /// Asks every model, for each pair of groups it is assigned to, for
+    /// the stiffness of a probe contact between bodies of those groups,
+    /// for the timestep bound of bodies without contacts.
+    ///
+    /// The probe is two spheres of the groups' smallest body sizes (a
+    /// ball's radius, a block's bounding radius; a wall's group takes the
+    /// other's) pressed together by a tenth of the smaller: a model whose
+    /// stiffness grows with the overlap or its area (the volume model:
+    /// kn times the contact area) then reports what a body of that size
+    /// meets in a real contact rather than the nothing of a touch, and a
+    /// linear model its constant stiffness.
     pub(crate) fn probe_models(&mut self) -> Result<(), SetupError> {
-        for m in &mut self.models {
-            let n_sets = m.props.len().checked_div(m.n_props).unwrap_or(1);
+        let mut r_group: FxHashMap<u16, f64> = FxHashMap::default();
+        let mut smallest = |g: u16, r: f64| {
+            let e = r_group.entry(g).or_insert(f64::INFINITY);
+            *e = e.min(r);
+        };
+        let balls = BallsRef::of(&self.world);
+        for (&g, &r) in balls.group.iter().zip(balls.radius.iter()) {
+            smallest(g, r);
+        }
+        drop(balls);
+        let blocks = crate::body::BlocksRef::of(&self.world);
+        for (&g, &k) in blocks.group.iter().zip(blocks.shape.iter()) {
+            smallest(g, self.shapes[k as usize].radius);
+        }
+        drop(blocks);
+        let mut pairs: Vec<((u16, u16), (u16, u32))> =
+            self.assignment.iter().map(|(&k, &v)| (k, v)).collect();
+        pairs.sort_unstable();
+        let mut probe_k = FxHashMap::default();
+        for (mi, m) in self.models.iter().enumerate() {
+            let mine: Vec<((u16, u16), u32)> = pairs
+                .iter()
+                .filter(|(_, (model, _))| *model as usize == mi)
+                .map(|&(groups, (_, set))| (groups, set))
+                .collect();
+            if mine.is_empty() {
+                continue;
+            }
+            let radii: Vec<(f64, f64)> = mine
+                .iter()
+                .map(|&((a, b), _)| {
+                    let (ra, rb) = (r_group.get(&a).copied(), r_group.get(&b).copied());
+                    let (ra, rb) = (ra.or(rb).unwrap_or(1.0), rb.or(ra).unwrap_or(1.0));
+                    (ra, rb)
+                })
+                .collect();
+            let gap = |(ra, rb): (f64, f64)| -0.1 * ra.min(rb);
             let n_state = m.n_state();
-            let inputs: Vec<ContactInput> = (0..n_sets)
-                .map(|k| ContactInput {
-                    gap: -1e-12,
+            let inputs: Vec<ContactInput> = mine
+                .iter()
+                .zip(&radii)
+                .map(|(&(_, set), &r)| ContactInput {
+                    gap: gap(r),
                     mass: 1.0,
-                    radius: [1.0, 1.0],
-                    prop_set: k as u32,
+                    radius: [r.0, r.1],
+                    prop_set: set,
                     flags: flags::NEW,
                     ..Default::default()
                 })
                 .collect();
-            let mut state = vec![0.0; n_sets * n_state];
-            let mut out = vec![ContactOutput::default(); n_sets];
+            let n = inputs.len();
+            let mut state = vec![0.0; n * n_state];
+            let mut out = vec![ContactOutput::default(); n];
             let mut values = Vec::new();
             let columns = inputs::columns(
                 &m.entry.descriptor.inputs,
-                n_sets,
-                |_| inputs::probe_geometry(-1e-12),
+                n,
+                |i| inputs::probe_geometry_of(radii[i].0, radii[i].1, gap(radii[i])),
                 &mut values,
             );
             let ctx = BatchContext {
@@ -144,20 +191,18 @@ impl Simulation {
                     message: e.message.to_string(),
                 });
             }
-            m.probe_stiffness = out.iter().map(|o| o.stiffness[0]).collect();
+            for (&(groups, _), o) in mine.iter().zip(&out) {
+                probe_k.insert(groups, o.stiffness[0]);
+            }
         }
+        self.probe_k = probe_k;
         Ok(())
     }
 
     pub(crate) fn prepare_checked(&mut self) -> Result<(), StepError> {
         // Timestep floor of a ball with no contacts: its stiffest assignment.
         let mut k_group: FxHashMap<u16, f64> = FxHashMap::default();
-        for (&(a, b), &(m, set)) in &self.assignment {
-            let k = self.models[m as usize]
-                .probe_stiffness
-                .get(set as usize)
-                .copied()
-                .unwrap_or(0.0);
+        for (&(a, b), &k) in &self.probe_k {
             for g in [a, b] {
                 let e = k_group.entry(g).or_insert(0.0);
                 *e = e.max(k);

@@ -203,6 +203,9 @@ pub fn populate(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation>
         let (ga, gb) = (sim.group(&a), sim.group(&b));
         sim.assign(ga, gb, model, values)
             .map_err(|e| error_at(&rule.location, e))?;
+        if let Some(r) = rule.block_resolution {
+            sim.set_block_resolution(ga, gb, r);
+        }
     }
     Ok(sim)
 }

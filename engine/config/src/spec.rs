@@ -570,6 +570,7 @@ pub(crate) struct ModelSpec {
     pub model: S<String>,
     pub groups: S<Vec<S<String>>>,
     pub properties: Option<S<PropertiesSpec>>,
+    pub block_resolution: Option<S<ResolutionSpec>>,
 }
 
 /// `region = { min = [..], max = [..] }`.

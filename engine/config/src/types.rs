@@ -132,6 +132,9 @@ pub struct ModelAssignment {
     /// `(name, value, location of the key)`, sorted by name. Values are
     /// unchecked here: the engine checks them against the model descriptor.
     pub properties: Vec<(String, f64, Location)>,
+    /// How block contacts between the two groups are resolved
+    /// (`block_resolution`); `None` takes `[run] block_resolution`.
+    pub block_resolution: Option<Resolution>,
     /// The `[[models]]` table.
     pub location: Location,
 }

@@ -932,3 +932,28 @@ fn poses_file_errors_point_into_the_file() {
         "{e}"
     );
 }
+
+#[test]
+fn block_resolution_is_set_per_run_and_per_pair_of_groups() {
+    use talus_core::wall::Resolution;
+    let text = format!(
+        "[run]\nsteps = 10\nblock_resolution = \"reduced\"\n{BRICK}\
+         [[models]]\nmodel = \"linear\"\ngroups = [\"*\", \"*\"]\n\
+         [[models]]\nmodel = \"linear\"\ngroups = [\"rock\", \"rock\"]\nblock_resolution = \"full\"\n"
+    );
+    let cfg = parse_ok(&text);
+    assert_eq!(cfg.run.block_resolution, Resolution::Reduced);
+    let by_groups = |g: &str| {
+        cfg.models
+            .iter()
+            .find(|m| m.groups[0] == g)
+            .unwrap()
+            .block_resolution
+    };
+    assert_eq!(by_groups("*"), None);
+    assert_eq!(by_groups("rock"), Some(Resolution::Full));
+    let err = parse_err(&format!(
+        "{RUN}[[models]]\nmodel = \"linear\"\ngroups = [\"*\", \"*\"]\nblock_resolution = \"exact\"\n"
+    ));
+    assert!(err.to_string().contains("exact"), "{err}");
+}

@@ -119,7 +119,14 @@ impl Simulation {
             let mc = (lane.kernel.mass)(&masses, a, b);
             let id = self.next_contact_id;
             self.next_contact_id += 1;
-            lane.store.push(id, a, b, set, mc);
+            let slot = lane.store.push(id, a, b, set, mc);
+            let resolution = self
+                .pair_resolution
+                .get(&(ga.min(gb), ga.max(gb)))
+                .copied()
+                .unwrap_or(self.settings.block_resolution);
+            let n = lane.store.cache_stride;
+            (lane.kernel.init)(&mut lane.store.cache[slot * n..(slot + 1) * n], resolution);
             self.contact_pairs.insert(key);
         }
         self.candidates = cand;

@@ -22,6 +22,7 @@ use crate::narrow::{
 use crate::pass::{self, Chunk, ChunkPass, Scratch};
 use crate::piece::{PairKind, Piece};
 use crate::sums::Sums;
+use crate::wall::Resolution;
 
 /// The contacts of one model and one pair kind, with what the contact
 /// pass keeps of them from step to step.
@@ -76,6 +77,8 @@ pub(crate) struct LaneKernel {
     pub(crate) refresh: fn(&Scene<'_>, &mut ContactStore),
     /// The effective inertial mass of a new contact (kg).
     pub(crate) mass: fn(&Masses<'_>, Piece, Piece) -> f64,
+    /// Sets up a new contact's cache ([`PairKernel::init`]).
+    pub(crate) init: fn(&mut [f64], Resolution),
 }
 
 const fn kernels_of<K: PairKernel>() -> LaneKernel {
@@ -86,6 +89,7 @@ const fn kernels_of<K: PairKernel>() -> LaneKernel {
         first_non_finite: crate::sums::first_non_finite::<K>,
         refresh: narrow::refresh_lane::<K>,
         mass: K::effective_mass,
+        init: K::init,
     }
 }
 

@@ -277,7 +277,7 @@ impl Simulation {
             vel: &b.vel,
             spin: &b.spin,
             radius: &b.radius,
-            blocks: BlockScene::of(&blocks, &self.shapes, self.settings.block_resolution),
+            blocks: BlockScene::of(&blocks, &self.shapes),
             walls: &walls,
             owner: &self.facet_owner,
         };

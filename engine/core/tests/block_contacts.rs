@@ -461,3 +461,79 @@ fn a_block_without_contacts_takes_its_timestep_from_a_probe_of_its_size() {
         s.dt
     );
 }
+
+/// Two blocks overlapping edge on face (where the two resolutions put the
+/// contact in different places) in group `g`, `offset` from the origin.
+fn edge_on_face(s: &mut Simulation, g: u16, offset: Vec3) {
+    let slab = shape(s, "slab", Vec3::new(0.4, 0.4, 0.1));
+    let bar = shape(s, "bar", Vec3::new(0.3, 0.1, 0.1));
+    let q = turned(s, slab, Quat::IDENTITY);
+    s.add_block(BlockInit {
+        group: g,
+        ..block(slab, offset, q, 0.0, true)
+    })
+    .unwrap();
+    let q = turned(
+        s,
+        bar,
+        Quat::from_rotation_x(0.7) * Quat::from_rotation_y(0.2),
+    );
+    s.add_block(BlockInit {
+        group: g,
+        ..block(bar, offset + Vec3::new(0.03, 0.02, 0.12), q, 0.0, true)
+    })
+    .unwrap();
+}
+
+#[test]
+fn each_pair_of_groups_takes_its_own_block_resolution() {
+    // Two copies of one overlapping pair, far apart, in groups a and b; b
+    // resolved reduced, a in the run's full resolution. Each contact must
+    // have the plane of the same pair in a run entirely in its resolution.
+    let plane_of = |resolution: Resolution, groups: &[&str], reduced: Option<&str>| {
+        let mut s = sim(0.0, Timestep::Fixed(1e-6), resolution);
+        let entry = entry(talus_plugin_linear::root_module());
+        let m = s.add_model(entry);
+        let mut gs = Vec::new();
+        for (k, name) in groups.iter().enumerate() {
+            let g = s.group(name);
+            gs.push(g);
+            s.assign(g, g, m, vec![1e6, 5e5, 0.5, 0.0, 0.0]).unwrap();
+            edge_on_face(&mut s, g, Vec3::new(5.0 * k as f64, 0.0, 0.0));
+        }
+        if let [a, b] = gs[..] {
+            s.assign(a, b, m, vec![1e6, 5e5, 0.5, 0.0, 0.0]).unwrap();
+        }
+        if let Some(name) = reduced {
+            let g = s.group(name);
+            s.set_block_resolution(g, g, Resolution::Reduced);
+        }
+        s.prepare().unwrap();
+        let snap = s.snapshot();
+        let mut rows: Vec<_> = snap
+            .contacts()
+            .filter(|c| c.pair == PairKind::BlockBlock)
+            .map(|c| (c.xc, c.n, c.gap))
+            .collect();
+        rows.sort_by(|a, b| a.0.x.total_cmp(&b.0.x));
+        rows
+    };
+    let full = plane_of(Resolution::Full, &["a"], None);
+    let reduced = plane_of(Resolution::Reduced, &["a"], None);
+    assert_eq!(full.len(), 1);
+    // The two resolutions differ here.
+    assert!((full[0].0 - reduced[0].0).length() > 1e-4);
+    let mixed = plane_of(Resolution::Full, &["a", "b"], Some("b"));
+    assert_eq!(mixed.len(), 2);
+    assert_eq!(mixed[0], full[0]);
+    let shifted = |(x, n, g): (Vec3, Vec3, f64)| (x - Vec3::new(5.0, 0.0, 0.0), n, g);
+    let b = shifted(mixed[1]);
+    assert!(
+        (b.0 - reduced[0].0).length() < 1e-12,
+        "{:?} vs {:?}",
+        b,
+        reduced[0]
+    );
+    assert!((b.1 - reduced[0].1).length() < 1e-12);
+    assert!((b.2 - reduced[0].2).abs() < 1e-15);
+}

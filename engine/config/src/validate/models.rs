@@ -12,8 +12,9 @@ use serde_spanned::Spanned;
 
 use super::{Ctx, Result};
 use crate::error::Location;
-use crate::spec::ModelSpec;
+use crate::spec::{ModelSpec, ResolutionSpec};
 use crate::types::ModelAssignment;
+use talus_core::wall::Resolution;
 
 /// The validated rule and the span of its `groups` (what duplicates point at).
 pub(super) fn model(
@@ -64,10 +65,15 @@ pub(super) fn model(
         .unwrap_or_default();
     // toml's map order depends on its features; sort so the order is fixed.
     properties.sort_by(|a, b| a.0.cmp(&b.0));
+    let block_resolution = m.block_resolution.map(|r| match r.into_inner() {
+        ResolutionSpec::Full => Resolution::Full,
+        ResolutionSpec::Reduced => Resolution::Reduced,
+    });
     let assignment = ModelAssignment {
         model: name.to_owned(),
         groups: names,
         properties,
+        block_resolution,
         location,
     };
     Ok((assignment, groups_span))

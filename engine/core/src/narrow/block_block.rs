@@ -52,8 +52,10 @@ pub(super) mod slot {
     pub(in crate::narrow) const VOLUME: usize = 7;
     /// The contact area (m^2).
     pub(in crate::narrow) const AREA: usize = 8;
+    /// The resolution: 1 reduced, 0 full (set at creation).
+    pub(in crate::narrow) const REDUCED: usize = 9;
     /// Values per contact.
-    pub(in crate::narrow) const LEN: usize = 9;
+    pub(in crate::narrow) const LEN: usize = 10;
 }
 
 /// What a query finds in end1's frame: the normal (end1 to end2), the gap,
@@ -84,8 +86,12 @@ pub(super) fn query<S: SupportMap>(
     b: &S,
     build_b: impl FnOnce() -> Option<ConvexPolyhedron>,
     cache: &mut [f64],
-    mode: Resolution,
 ) -> Option<Local> {
+    let mode = if cache[slot::REDUCED] == 1.0 {
+        Resolution::Reduced
+    } else {
+        Resolution::Full
+    };
     let warm = vec_at(cache, slot::NORMAL);
     let simplex = match gjk_distance_from(a, b, warm, GjkOptions::default()).ok()? {
         Proximity::Separated(s) => {
@@ -182,6 +188,11 @@ pub(super) fn query<S: SupportMap>(
     Some(local)
 }
 
+/// Marks a new contact's cache with the resolution of its pair of groups.
+pub(super) fn init(cache: &mut [f64], resolution: Resolution) {
+    cache[slot::REDUCED] = f64::from(u8::from(resolution == Resolution::Reduced));
+}
+
 /// Whether an overlap of `volume` at `centroid` is one the two blocks can
 /// hold: finite, no larger than either block, its centroid inside both.
 fn sound(a: &ConvexPolyhedron, b: &ConvexPolyhedron, volume: f64, centroid: Vec3) -> bool {
@@ -226,13 +237,17 @@ fn resolve(scene: &Scene<'_>, cache: &mut [f64], i: usize, j: usize) -> Option<(
         translation,
     };
     let build = || Some(sb.polyhedron.transformed(rotation, translation));
-    let l = query(&sa.polyhedron, &posed, build, cache, k.resolution)?;
+    let l = query(&sa.polyhedron, &posed, build, cache)?;
     Some((qa * l.n, l.gap, qa * l.xc + ca))
 }
 
 impl PairKernel for BlockBlock {
     const PAIR: PairKind = PairKind::BlockBlock;
     const CACHE: usize = slot::LEN;
+
+    fn init(cache: &mut [f64], resolution: Resolution) {
+        init(cache, resolution);
+    }
 
     #[inline(always)]
     fn find(

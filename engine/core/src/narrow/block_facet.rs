@@ -33,7 +33,7 @@ use crate::math::Vec3;
 use crate::piece::{PairKind, Piece};
 use crate::sim::Simulation;
 use crate::sums::{End, Sums};
-use crate::wall::Wall;
+use crate::wall::{Resolution, Wall};
 use crate::wall_logic::{self, Transfer};
 use rayon::prelude::*;
 use talus_geometry::{extrude_facet, SupportMap, Triangle};
@@ -120,7 +120,7 @@ fn resolve(
     let facet = Triangle { vertices: local };
     let swept = Swept { facet, e };
     let build = || extrude_facet(&facet, e, e.length()).ok();
-    let l = query(&shape.polyhedron, &swept, build, cache, k.resolution)?;
+    let l = query(&shape.polyhedron, &swept, build, cache)?;
     Some((q * l.n, l.gap, q * l.xc + c))
 }
 
@@ -143,6 +143,10 @@ fn store(cache: &mut [f64], (n, gap, xc): (Vec3, f64, Vec3)) {
 impl PairKernel for BlockFacet {
     const PAIR: PairKind = PairKind::BlockFacet;
     const CACHE: usize = slot::LEN;
+
+    fn init(cache: &mut [f64], resolution: Resolution) {
+        super::block_block::init(cache, resolution);
+    }
 
     #[inline(always)]
     fn find(
@@ -248,7 +252,7 @@ impl Simulation {
         }
         let blocks = BlocksRef::of(&self.world);
         let walls = &*walls(&self.world);
-        let k = BlockScene::of(&blocks, &self.shapes, self.settings.block_resolution);
+        let k = BlockScene::of(&blocks, &self.shapes);
         let owner = &self.facet_owner;
         let step = self.step;
         let mut state = Vec::new();

@@ -64,17 +64,11 @@ pub(crate) struct BlockScene<'a> {
     pub(crate) orientation: &'a [Quat],
     pub(crate) shape: &'a [u32],
     pub(crate) shapes: &'a [BlockShape],
-    /// How block-block contacts are resolved.
-    pub(crate) resolution: Resolution,
 }
 
 impl<'a> BlockScene<'a> {
     /// The columns of `blocks` and the shape table.
-    pub(crate) fn of(
-        blocks: &'a BlocksRef<'a>,
-        shapes: &'a [BlockShape],
-        resolution: Resolution,
-    ) -> Self {
+    pub(crate) fn of(blocks: &'a BlocksRef<'a>, shapes: &'a [BlockShape]) -> Self {
         BlockScene {
             pos: &blocks.pos,
             vel: &blocks.vel,
@@ -82,7 +76,6 @@ impl<'a> BlockScene<'a> {
             orientation: &blocks.orientation,
             shape: &blocks.shape,
             shapes,
-            resolution,
         }
     }
 
@@ -121,6 +114,10 @@ pub(crate) trait PairKernel {
     /// Values the kernel keeps per contact from step to step (its warm
     /// starts), in the store's cache column; zero for most kinds.
     const CACHE: usize = 0;
+
+    /// Sets up a new contact's cache: `resolution` is the block
+    /// resolution of its pair of groups.
+    fn init(_cache: &mut [f64], _resolution: Resolution) {}
 
     /// The contact plane of the contact between pieces `a` and `b`, and
     /// their motion, `cache` being the contact's [`Self::CACHE`] values.
@@ -180,7 +177,7 @@ impl Simulation {
             vel: &balls.vel,
             spin: &balls.spin,
             radius: &balls.radius,
-            blocks: BlockScene::of(&blocks, &self.shapes, self.settings.block_resolution),
+            blocks: BlockScene::of(&blocks, &self.shapes),
             walls: &walls,
             owner: &self.facet_owner,
         };

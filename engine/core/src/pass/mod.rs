@@ -66,7 +66,6 @@ impl Simulation {
                 orientation: &k.orientation,
                 shape: &k.shape,
                 shapes: &self.shapes,
-                resolution: self.settings.block_resolution,
             },
             walls: &walls_col,
             owner: &self.facet_owner,

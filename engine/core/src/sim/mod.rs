@@ -104,6 +104,9 @@ pub struct Simulation {
     pub models: Vec<ModelRuntime>,
     pub(crate) groups: Vec<String>,
     pub(crate) assignment: FxHashMap<(u16, u16), (u16, u32)>,
+    /// Block resolution per pair of groups (lower group first) where it
+    /// differs from [`Settings::block_resolution`].
+    pub(crate) pair_resolution: FxHashMap<(u16, u16), Resolution>,
     /// The pairs (see `pair_key`) that have a contact.
     pub(crate) contact_pairs: FxHashSet<u64>,
     /// Contact id -> proximity-contact id, from the last wall logic.
@@ -164,6 +167,7 @@ impl Simulation {
             world: hecs::World::new(),
             groups: Vec::new(),
             assignment: FxHashMap::default(),
+            pair_resolution: FxHashMap::default(),
             contact_pairs: FxHashSet::default(),
             proximity_ids: FxHashMap::default(),
             wall_info: FxHashMap::default(),
@@ -319,6 +323,14 @@ impl Simulation {
         self.assignment
             .insert((g1.min(g2), g1.max(g2)), (model as u16, set));
         Ok(())
+    }
+
+    /// Resolves the block contacts between groups `g1` and `g2` (block
+    /// with block, and block with facet) in `resolution` instead of the
+    /// run's [`Settings::block_resolution`].
+    pub fn set_block_resolution(&mut self, g1: u16, g2: u16, resolution: Resolution) {
+        self.pair_resolution
+            .insert((g1.min(g2), g1.max(g2)), resolution);
     }
 
     /// Number of contacts.

@@ -54,6 +54,8 @@ pub struct RunSummary {
     pub output: OutputSummary,
     /// Where the stepping loop's time went, by stage of the cycle.
     pub stages: talus_core::StageTimes,
+    /// Block contacts that kept their last normal or plane.
+    pub fallbacks: talus_core::BlockFallbacks,
 }
 
 /// A registry with the embedded default models.
@@ -298,5 +300,6 @@ fn run_loaded(
         out,
         output,
         stages: sim.stage_times,
+        fallbacks: sim.block_fallbacks(),
     })
 }

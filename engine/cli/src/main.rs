@@ -83,6 +83,21 @@ fn print_summary(s: &RunSummary) {
         s.active,
         s.active as f64 / s.balls.max(1) as f64
     );
+    if let Some((step, a, b)) = s.fallbacks.first {
+        let name = |p: talus_core::snapshot::PieceId| match p {
+            talus_core::snapshot::PieceId::Ball { id } => format!("ball {id}"),
+            talus_core::snapshot::PieceId::Block { id } => format!("block {id}"),
+            talus_core::snapshot::PieceId::Facet { wall, index } => {
+                format!("facet {index} of wall {wall}")
+            }
+        };
+        println!(
+            "block overlaps  {} kept their last normal (an overlap larger than a block, a centroid outside one, or no overlap polyhedron); first at step {step}, {} and {}",
+            s.fallbacks.count,
+            name(a),
+            name(b)
+        );
+    }
     println!(
         "output          {} (contacts {} rows, bodies {} rows, walls {} rows)",
         s.out.display(),

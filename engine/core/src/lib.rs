@@ -49,7 +49,7 @@ pub use lane::Lane;
 pub use math::{Aabb, Vec3};
 pub use pass::segments::available_cpus;
 pub use piece::{PairKind, Piece, PieceKind};
-pub use sim::{Settings, Simulation};
+pub use sim::{BlockFallbacks, Settings, Simulation};
 pub use snapshot::Snapshot;
 pub use step::StageTimes;
 pub use timestep::Timestep;

@@ -83,6 +83,12 @@ impl PieceId {
         }
     }
 
+    /// The public id of piece `p`.
+    pub(crate) fn public(p: Piece, sim: &Simulation) -> PieceId {
+        let walls = crate::body::walls(&sim.world);
+        PieceId::of(p, sim, &walls)
+    }
+
     /// Whether the piece is a wall facet.
     #[inline]
     pub fn is_facet(self) -> bool {

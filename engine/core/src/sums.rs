@@ -277,7 +277,7 @@ impl Simulation {
             vel: &b.vel,
             spin: &b.spin,
             radius: &b.radius,
-            blocks: BlockScene::of(&blocks, &self.shapes),
+            blocks: BlockScene::of(&blocks, &self.shapes, &self.guard, self.step),
             walls: &walls,
             owner: &self.facet_owner,
         };

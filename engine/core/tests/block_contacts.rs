@@ -316,6 +316,8 @@ fn a_heap_of_blocks_gives_the_same_bits_on_one_and_two_threads() {
                 }
                 let stored = s.models[0].store(PairKind::BlockBlock).len();
                 assert!(stored > talus_core::contact::BATCH, "{stored}");
+                // Every overlap of the heap is one the blocks can hold.
+                assert_eq!(s.block_fallbacks().count, 0);
                 let k = s.blocks();
                 let mut bits = Vec::new();
                 for i in 0..s.n_blocks() {

@@ -66,6 +66,8 @@ pub(super) struct Local {
     pub(super) xc: Vec3,
     pub(super) volume: f64,
     pub(super) area: f64,
+    /// The overlap could not be trusted and the last normal was kept.
+    pub(super) fell_back: bool,
 }
 
 pub(super) fn vec_at(cache: &[f64], at: usize) -> Vec3 {
@@ -105,6 +107,7 @@ pub(super) fn query<S: SupportMap>(
                 xc: 0.5 * (s.point_a + s.point_b),
                 volume: 0.0,
                 area: 0.0,
+                fell_back: false,
             });
         }
         Proximity::Overlapping(simplex) => simplex,
@@ -122,6 +125,7 @@ pub(super) fn query<S: SupportMap>(
             xc: r.location,
             volume: r.area * depth,
             area: r.area,
+            fell_back: false,
         }
     };
     let local = match mode {
@@ -164,6 +168,7 @@ pub(super) fn query<S: SupportMap>(
                         xc: o.centroid,
                         volume: o.volume,
                         area,
+                        fell_back: false,
                     }
                 }
                 // Too thin for a polyhedron of its own: the reduced answer.
@@ -173,11 +178,7 @@ pub(super) fn query<S: SupportMap>(
                 // is one), so that a bad step cannot turn the force.
                 _ => {
                     let last = vec_at(cache, slot::NORMAL);
-                    let r = reduced(cache);
-                    Local {
-                        n: if last == Vec3::ZERO { r.n } else { last },
-                        ..r
-                    }
+                    fall_back(reduced(cache), last)
                 }
             }
         }
@@ -186,6 +187,16 @@ pub(super) fn query<S: SupportMap>(
     cache[slot::VOLUME] = local.volume;
     cache[slot::AREA] = local.area;
     Some(local)
+}
+
+/// The reduced answer `r` along the contact's `last` normal (when it has
+/// one), marked as a fallback.
+fn fall_back(r: Local, last: Vec3) -> Local {
+    Local {
+        n: if last == Vec3::ZERO { r.n } else { last },
+        fell_back: true,
+        ..r
+    }
 }
 
 /// Marks a new contact's cache with the resolution of its pair of groups.
@@ -237,7 +248,15 @@ fn resolve(scene: &Scene<'_>, cache: &mut [f64], i: usize, j: usize) -> Option<(
         translation,
     };
     let build = || Some(sb.polyhedron.transformed(rotation, translation));
-    let l = query(&sa.polyhedron, &posed, build, cache)?;
+    let Some(l) = query(&sa.polyhedron, &posed, build, cache) else {
+        k.guard
+            .note(k.step, Piece::block(i as u32), Piece::block(j as u32));
+        return None;
+    };
+    if l.fell_back {
+        k.guard
+            .note(k.step, Piece::block(i as u32), Piece::block(j as u32));
+    }
     Some((qa * l.n, l.gap, qa * l.xc + ca))
 }
 
@@ -336,5 +355,62 @@ impl PairKernel for BlockBlock {
     fn effective_mass(masses: &Masses<'_>, a: Piece, b: Piece) -> f64 {
         let (ma, mb) = (masses.blocks[a.index()], masses.blocks[b.index()]);
         ma * mb / (ma + mb)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::narrow::GuardLog;
+    use talus_geometry::box_block;
+
+    #[test]
+    fn an_overlap_the_blocks_cannot_hold_is_not_sound() {
+        let a = box_block(Vec3::new(1.0, 1.0, 1.0)).unwrap();
+        let b = box_block(Vec3::new(2.0, 2.0, 0.5)).unwrap();
+        assert!(sound(&a, &b, 0.9, Vec3::ZERO));
+        // Larger than the smaller block (1 m^3), not finite, outside one.
+        assert!(!sound(&a, &b, 1.0 + 1e-6, Vec3::ZERO));
+        assert!(!sound(&a, &b, f64::NAN, Vec3::ZERO));
+        assert!(!sound(&a, &b, 0.1, Vec3::new(0.0, 0.0, 0.4)));
+        assert!(!sound(&a, &b, 0.1, Vec3::new(f64::NAN, 0.0, 0.0)));
+    }
+
+    #[test]
+    fn a_fallback_keeps_the_last_normal_when_there_is_one() {
+        let r = Local {
+            n: Vec3::X,
+            gap: -0.1,
+            xc: Vec3::Y,
+            volume: 0.2,
+            area: 0.3,
+            fell_back: false,
+        };
+        let kept = fall_back(r, Vec3::Z);
+        assert_eq!((kept.n, kept.gap, kept.xc), (Vec3::Z, -0.1, Vec3::Y));
+        assert!(kept.fell_back);
+        let r = Local {
+            fell_back: false,
+            ..kept
+        };
+        assert_eq!(fall_back(r, Vec3::ZERO).n, Vec3::Z);
+    }
+
+    #[test]
+    fn the_guard_log_reports_the_first_fallback_whatever_the_order() {
+        let notes = [
+            (7, Piece::block(3), Piece::block(4)),
+            (5, Piece::block(9), Piece::block(11)),
+            (5, Piece::block(2), Piece::block(8)),
+            (6, Piece::block(0), Piece::block(1)),
+        ];
+        for order in [[0, 1, 2, 3], [3, 2, 1, 0], [2, 0, 3, 1]] {
+            let log = GuardLog::new();
+            for k in order {
+                let (s, a, b) = notes[k];
+                log.note(s, a, b);
+            }
+            assert_eq!(log.read(), (4, Some(notes[2])));
+        }
     }
 }

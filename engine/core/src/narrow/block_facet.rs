@@ -96,7 +96,7 @@ fn corners(wall: &Wall, f: usize) -> [Vec3; 3] {
 fn resolve(
     k: &BlockScene<'_>,
     wall: &Wall,
-    f: usize,
+    (f, piece): (usize, Piece),
     cache: &mut [f64],
     i: usize,
 ) -> Option<(Vec3, f64, Vec3)> {
@@ -120,7 +120,14 @@ fn resolve(
     let facet = Triangle { vertices: local };
     let swept = Swept { facet, e };
     let build = || extrude_facet(&facet, e, e.length()).ok();
-    let l = query(&shape.polyhedron, &swept, build, cache)?;
+    let note = || k.guard.note(k.step, Piece::block(i as u32), piece);
+    let Some(l) = query(&shape.polyhedron, &swept, build, cache) else {
+        note();
+        return None;
+    };
+    if l.fell_back {
+        note();
+    }
     Some((q * l.n, l.gap, q * l.xc + c))
 }
 
@@ -219,7 +226,7 @@ impl PairKernel for BlockFacet {
     fn refresh(scene: &Scene<'_>, plane: &mut Plane, cache: &mut [f64], a: Piece, b: Piece) {
         let (wi, f) = scene.owner[b.index()];
         let wall = &scene.walls[wi as usize];
-        if let Some(found) = resolve(&scene.blocks, wall, f as usize, cache, a.index()) {
+        if let Some(found) = resolve(&scene.blocks, wall, (f as usize, b), cache, a.index()) {
             store(cache, found);
             (plane.n, plane.gap, plane.xc) = found;
         }
@@ -252,7 +259,7 @@ impl Simulation {
         }
         let blocks = BlocksRef::of(&self.world);
         let walls = &*walls(&self.world);
-        let k = BlockScene::of(&blocks, &self.shapes);
+        let k = BlockScene::of(&blocks, &self.shapes, &self.guard, self.step);
         let owner = &self.facet_owner;
         let step = self.step;
         let mut state = Vec::new();
@@ -271,7 +278,8 @@ impl Simulation {
                         let (wi, f) = owner[end2[j].index()];
                         let wall = &walls[wi as usize];
                         // A failed query keeps the last plane.
-                        if let Some(found) = resolve(&k, wall, f as usize, cache, end1[j].index()) {
+                        let facet = (f as usize, end2[j]);
+                        if let Some(found) = resolve(&k, wall, facet, cache, end1[j].index()) {
                             store(cache, found);
                         }
                     }

@@ -20,6 +20,8 @@ use crate::sim::*;
 use crate::sums::{End, Sums};
 use crate::wall::{Resolution, Wall};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 use talus_sdk::{ContactInput, ContactOutput, STATUS_ACTIVE, STATUS_INACTIVE};
 
 mod ball_ball;
@@ -55,8 +57,9 @@ pub(crate) struct Scene<'a> {
     pub(crate) owner: &'a [(u32, u32)],
 }
 
-/// The block columns the kernels read.
-#[derive(Clone, Copy, Default)]
+/// The block columns the kernels read, with where they note the
+/// contacts whose geometry they could not trust.
+#[derive(Clone, Copy)]
 pub(crate) struct BlockScene<'a> {
     pub(crate) pos: &'a [Vec3],
     pub(crate) vel: &'a [Vec3],
@@ -64,11 +67,73 @@ pub(crate) struct BlockScene<'a> {
     pub(crate) orientation: &'a [Quat],
     pub(crate) shape: &'a [u32],
     pub(crate) shapes: &'a [BlockShape],
+    /// The run's record of block contacts that fell back on their last
+    /// normal or plane, and the step being resolved.
+    pub(crate) guard: &'a GuardLog,
+    pub(crate) step: u64,
+}
+
+static NO_GUARD: GuardLog = GuardLog::new();
+
+impl Default for BlockScene<'_> {
+    fn default() -> Self {
+        BlockScene {
+            pos: &[],
+            vel: &[],
+            spin: &[],
+            orientation: &[],
+            shape: &[],
+            shapes: &[],
+            guard: &NO_GUARD,
+            step: 0,
+        }
+    }
+}
+
+/// Block contacts whose overlap the kernels could not trust (a volume
+/// above either block's, a centroid outside either, no polyhedron, a
+/// failed query): how many times, and the first (lowest step, then
+/// lowest pair of pieces), so that the count and the report are the
+/// same on any thread count.
+#[derive(Debug, Default)]
+pub(crate) struct GuardLog {
+    count: AtomicU64,
+    first: Mutex<Option<(u64, Piece, Piece)>>,
+}
+
+impl GuardLog {
+    pub(crate) const fn new() -> GuardLog {
+        GuardLog {
+            count: AtomicU64::new(0),
+            first: Mutex::new(None),
+        }
+    }
+
+    /// Notes that the contact of `a` and `b` fell back at `step`.
+    pub(crate) fn note(&self, step: u64, a: Piece, b: Piece) {
+        self.count.fetch_add(1, Ordering::Relaxed);
+        let mut first = self.first.lock().unwrap_or_else(|e| e.into_inner());
+        if first.is_none_or(|f| (step, a, b) < f) {
+            *first = Some((step, a, b));
+        }
+    }
+
+    /// The count and the first, as noted so far.
+    pub(crate) fn read(&self) -> (u64, Option<(u64, Piece, Piece)>) {
+        let first = *self.first.lock().unwrap_or_else(|e| e.into_inner());
+        (self.count.load(Ordering::Relaxed), first)
+    }
 }
 
 impl<'a> BlockScene<'a> {
-    /// The columns of `blocks` and the shape table.
-    pub(crate) fn of(blocks: &'a BlocksRef<'a>, shapes: &'a [BlockShape]) -> Self {
+    /// The columns of `blocks`, the shape table and the guard log, at
+    /// `step`.
+    pub(crate) fn of(
+        blocks: &'a BlocksRef<'a>,
+        shapes: &'a [BlockShape],
+        guard: &'a GuardLog,
+        step: u64,
+    ) -> Self {
         BlockScene {
             pos: &blocks.pos,
             vel: &blocks.vel,
@@ -76,6 +141,8 @@ impl<'a> BlockScene<'a> {
             orientation: &blocks.orientation,
             shape: &blocks.shape,
             shapes,
+            guard,
+            step,
         }
     }
 
@@ -177,7 +244,8 @@ impl Simulation {
             vel: &balls.vel,
             spin: &balls.spin,
             radius: &balls.radius,
-            blocks: BlockScene::of(&blocks, &self.shapes),
+            // Output only: what it meets is not the cycle's to report.
+            blocks: BlockScene::of(&blocks, &self.shapes, &NO_GUARD, self.step),
             walls: &walls,
             owner: &self.facet_owner,
         };

@@ -66,6 +66,8 @@ impl Simulation {
                 orientation: &k.orientation,
                 shape: &k.shape,
                 shapes: &self.shapes,
+                guard: &self.guard,
+                step: self.step,
             },
             walls: &walls_col,
             owner: &self.facet_owner,

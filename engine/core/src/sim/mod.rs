@@ -47,6 +47,15 @@ impl Default for Settings {
     }
 }
 
+/// See [`Simulation::block_fallbacks`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BlockFallbacks {
+    /// Times a block contact kept its last normal or plane.
+    pub count: u64,
+    /// The first: its step and its two pieces.
+    pub first: Option<(u64, crate::snapshot::PieceId, crate::snapshot::PieceId)>,
+}
+
 /// A contact model in use, with its property sets and its contacts, one
 /// lane per pair kind.
 #[derive(Clone)]
@@ -107,6 +116,8 @@ pub struct Simulation {
     /// Block resolution per pair of groups (lower group first) where it
     /// differs from [`Settings::block_resolution`].
     pub(crate) pair_resolution: FxHashMap<(u16, u16), Resolution>,
+    /// Block contacts that fell back on their last normal or plane.
+    pub(crate) guard: crate::narrow::GuardLog,
     /// The pairs (see `pair_key`) that have a contact.
     pub(crate) contact_pairs: FxHashSet<u64>,
     /// Contact id -> proximity-contact id, from the last wall logic.
@@ -168,6 +179,7 @@ impl Simulation {
             groups: Vec::new(),
             assignment: FxHashMap::default(),
             pair_resolution: FxHashMap::default(),
+            guard: crate::narrow::GuardLog::new(),
             contact_pairs: FxHashSet::default(),
             proximity_ids: FxHashMap::default(),
             wall_info: FxHashMap::default(),
@@ -331,6 +343,19 @@ impl Simulation {
     pub fn set_block_resolution(&mut self, g1: u16, g2: u16, resolution: Resolution) {
         self.pair_resolution
             .insert((g1.min(g2), g1.max(g2)), resolution);
+    }
+
+    /// Block contacts whose overlap the kernels could not trust (a volume
+    /// above either block's, a centroid outside either, no overlap
+    /// polyhedron, a failed query): how many times one kept its last
+    /// normal or plane, and the first (step and pieces).
+    pub fn block_fallbacks(&self) -> BlockFallbacks {
+        let (count, first) = self.guard.read();
+        let first = first.map(|(step, a, b)| {
+            let id = |p| crate::snapshot::PieceId::public(p, self);
+            (step, id(a), id(b))
+        });
+        BlockFallbacks { count, first }
     }
 
     /// Number of contacts.

@@ -26,7 +26,7 @@
 use super::block_block::{query, set_vec, slot as base, vec_at};
 use super::{facet_motion, plane_geometry, BlockScene, Found, Masses, PairKernel, Scene};
 use crate::body::{walls, BlocksRef};
-use crate::contact::{self, Applied, Plane, BATCH, CARRIED, CARRY_FORCE};
+use crate::contact::{self, Applied, Plane, BATCH, CARRIED, CARRY_FORCE, RELEASED};
 use crate::error::StepError;
 use crate::inputs::Geometry;
 use crate::math::Vec3;
@@ -129,6 +129,18 @@ fn resolve(
         note();
     }
     Some((q * l.n, l.gap, q * l.xc + c))
+}
+
+/// Whether block `i`'s bounding sphere misses facet `f` of `wall`: apart
+/// from the facet's bounding sphere or from its plane.
+#[inline]
+fn out_of_reach(k: &BlockScene<'_>, i: usize, wall: &Wall, f: u32) -> bool {
+    let (c, r) = (k.pos[i], k.shapes[k.shape[i] as usize].radius);
+    let (centre, radius) = wall.spheres[f as usize];
+    let reach = r + radius;
+    let f = f as usize;
+    (c - centre).length_squared() > reach * reach
+        || wall.normals[f].dot(c - corners(wall, f)[0]).abs() > r
 }
 
 /// This step's plane from the cache: normal, gap, location.
@@ -277,6 +289,12 @@ impl Simulation {
                         let cache = &mut cache[j * slot::LEN..(j + 1) * slot::LEN];
                         let (wi, f) = owner[end2[j].index()];
                         let wall = &walls[wi as usize];
+                        // A contact its model released while open stays
+                        // apart, its plane as it was, while the block's
+                        // bounding sphere misses the facet's.
+                        if s.flags & RELEASED != 0 && out_of_reach(&k, end1[j].index(), wall, f) {
+                            continue;
+                        }
                         // A failed query keeps the last plane.
                         let facet = (f as usize, end2[j]);
                         if let Some(found) = resolve(&k, wall, facet, cache, end1[j].index()) {

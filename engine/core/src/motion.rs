@@ -153,47 +153,62 @@ impl Simulation {
         if n == 0 {
             return Ok(());
         }
-        let (pos, vel, spin, q, l) = (
-            &mut b.pos[..n],
-            &mut b.vel[..n],
-            &mut b.spin[..n],
-            &mut b.orientation[..n],
-            &mut b.momentum[..n],
-        );
-        let (force, moment, stiffness) =
-            (&mut b.force[..n], &mut b.moment[..n], &mut b.stiffness[..n]);
         let (im, inertia, damping, fixity) = (
             &b.inv_mass[..n],
             &b.inertia[..n],
             &b.damping[..n],
             &b.fixity[..n],
         );
-        let mut bad = None;
-        for i in 0..n {
-            let (a, fix) = (damping[i], fixity[i]);
-            let acc = force[i] * im[i] + g;
-            let mut vn = vel[i];
-            for k in 0..3 {
-                if !fix.fixed(k) {
-                    vn[k] += (acc[k] - a * acc[k].abs() * sign(vn[k])) * dt;
+        // Every block on its own, so the parts of the team give the bits
+        // of a serial loop; each part reports its first bad block.
+        let block = ball_block(n);
+        let parts = b.pos[..n]
+            .chunks_mut(block)
+            .zip(b.vel[..n].chunks_mut(block))
+            .zip(b.spin[..n].chunks_mut(block))
+            .zip(b.orientation[..n].chunks_mut(block))
+            .zip(b.momentum[..n].chunks_mut(block))
+            .zip(b.force[..n].chunks_mut(block))
+            .zip(b.moment[..n].chunks_mut(block))
+            .zip(b.stiffness[..n].chunks_mut(block))
+            .enumerate();
+        let firsts = team::map(
+            parts.collect(),
+            |_, (c, (((((((pos, vel), spin), q), l), force), moment), stiffness))| {
+                let start = c * block;
+                let mut bad = None;
+                for j in 0..pos.len() {
+                    let i = start + j;
+                    let (a, fix) = (damping[i], fixity[i]);
+                    let acc = force[j] * im[i] + g;
+                    let mut vn = vel[j];
+                    for k in 0..3 {
+                        if !fix.fixed(k) {
+                            vn[k] += (acc[k] - a * acc[k].abs() * sign(vn[k])) * dt;
+                        }
+                    }
+                    let mut rot = RigidRotation {
+                        orientation: q[j],
+                        momentum: l[j],
+                    };
+                    rot.step(&inertia[i], moment[j], a, fix.fixed(3), dt);
+                    spin[j] = mean_spin(q[j], rot.orientation, dt);
+                    (q[j], l[j]) = (rot.orientation, rot.momentum);
+                    (force[j], moment[j], stiffness[j]) = (Vec3::ZERO, Vec3::ZERO, 0.0);
+                    pos[j] += vn * dt;
+                    vel[j] = vn;
+                    let finite = pos[j].is_finite()
+                        && vn.is_finite()
+                        && q[j].is_finite()
+                        && l[j].is_finite();
+                    if !finite && bad.is_none() {
+                        bad = Some(i);
+                    }
                 }
-            }
-            let mut rot = RigidRotation {
-                orientation: q[i],
-                momentum: l[i],
-            };
-            rot.step(&inertia[i], moment[i], a, fix.fixed(3), dt);
-            spin[i] = mean_spin(q[i], rot.orientation, dt);
-            (q[i], l[i]) = (rot.orientation, rot.momentum);
-            (force[i], moment[i], stiffness[i]) = (Vec3::ZERO, Vec3::ZERO, 0.0);
-            pos[i] += vn * dt;
-            vel[i] = vn;
-            let finite =
-                pos[i].is_finite() && vn.is_finite() && q[i].is_finite() && l[i].is_finite();
-            if !finite && bad.is_none() {
-                bad = Some(i);
-            }
-        }
+                bad
+            },
+        );
+        let bad = firsts.into_iter().flatten().next();
         match bad {
             Some(i) => Err(StepError::NonFiniteBlock {
                 block: i as u64 + 1,

@@ -5,8 +5,12 @@ use super::*;
 struct Scratch(PathBuf);
 
 impl Scratch {
+    /// `name` in a folder of its own, so that tests running at once never
+    /// remove each other's folder.
     fn new(name: &str, contents: &[u8]) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("talus-geometry-{}", std::process::id()));
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let k = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("talus-geometry-{}-{k}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(name);
         std::fs::write(&path, contents).unwrap();
@@ -17,7 +21,6 @@ impl Scratch {
 impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.0);
-        // Succeeds for the last test out only (the folder is shared).
         if let Some(dir) = self.0.parent() {
             let _ = std::fs::remove_dir(dir);
         }

@@ -3,7 +3,9 @@
 //! principal frame, started from the facet where the last search of the
 //! same contact ended.
 
-use super::{add_ball_end1, ball_motion, plane_geometry, Found, Masses, PairKernel, Scene};
+use super::{
+    add_ball_end1, add_block_end, ball_motion, plane_geometry, Found, Masses, PairKernel, Scene,
+};
 use crate::contact::{Applied, Plane};
 use crate::inputs::Geometry;
 use crate::math::Vec3;
@@ -96,13 +98,7 @@ impl PairKernel for BallBlock {
 
     #[inline(always)]
     fn add_end2(sums: &mut Sums<'_>, _scene: &Scene<'_>, b: Piece, ap: &Applied, _carry: u8) {
-        sums.block(
-            b.index() as u32,
-            End::Two,
-            ap.force,
-            ap.torque2,
-            ap.stiffness,
-        );
+        add_block_end(sums, b, End::Two, ap);
     }
 
     /// The block seen from the ball as the plane tangent at its closest

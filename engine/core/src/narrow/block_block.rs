@@ -22,7 +22,7 @@
 //! taken as the cut area times the depth, exact for two faces pressed
 //! flat together.
 
-use super::{plane_geometry, Found, Masses, PairKernel, Scene};
+use super::{add_block_end, plane_geometry, Found, Masses, PairKernel, Scene};
 use crate::block::BlockShape;
 use crate::contact::{Applied, Plane};
 use crate::inputs::Geometry;
@@ -318,24 +318,12 @@ impl PairKernel for BlockBlock {
 
     #[inline(always)]
     fn add_end1(sums: &mut Sums<'_>, a: Piece, ap: &Applied) {
-        sums.block(
-            a.index() as u32,
-            End::One,
-            ap.force,
-            ap.torque1,
-            ap.stiffness,
-        );
+        add_block_end(sums, a, End::One, ap);
     }
 
     #[inline(always)]
     fn add_end2(sums: &mut Sums<'_>, _scene: &Scene<'_>, b: Piece, ap: &Applied, _carry: u8) {
-        sums.block(
-            b.index() as u32,
-            End::Two,
-            ap.force,
-            ap.torque2,
-            ap.stiffness,
-        );
+        add_block_end(sums, b, End::Two, ap);
     }
 
     fn geometry(scene: &Scene<'_>, plane: &Plane, cache: &[f64], a: Piece, b: Piece) -> Geometry {

@@ -24,7 +24,9 @@
 //! facet (a block pushed past the facet's plane is still pushed back).
 
 use super::block_block::{query, set_vec, slot as base, vec_at};
-use super::{facet_motion, plane_geometry, BlockScene, Found, Masses, PairKernel, Scene};
+use super::{
+    add_block_end, facet_motion, plane_geometry, BlockScene, Found, Masses, PairKernel, Scene,
+};
 use crate::body::{walls, BlocksRef};
 use crate::contact::{self, Applied, Plane, BATCH, CARRIED, CARRY_FORCE, RELEASED};
 use crate::error::StepError;
@@ -210,13 +212,7 @@ impl PairKernel for BlockFacet {
 
     #[inline(always)]
     fn add_end1(sums: &mut Sums<'_>, a: Piece, ap: &Applied) {
-        sums.block(
-            a.index() as u32,
-            End::One,
-            ap.force,
-            ap.torque1,
-            ap.stiffness,
-        );
+        add_block_end(sums, a, End::One, ap);
     }
 
     #[inline(always)]

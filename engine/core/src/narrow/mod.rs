@@ -320,6 +320,17 @@ pub(crate) fn add_ball_end1(sums: &mut Sums<'_>, a: Piece, ap: &Applied) {
     );
 }
 
+/// Adds one end's share to block `p`: the force (minus it for end1) and
+/// that end's moment.
+#[inline(always)]
+pub(crate) fn add_block_end(sums: &mut Sums<'_>, p: Piece, end: End, ap: &Applied) {
+    let torque = match end {
+        End::One => ap.torque1,
+        End::Two => ap.torque2,
+    };
+    sums.block(p.index() as u32, end, ap.force, torque, ap.stiffness);
+}
+
 /// [`PairKernel::refresh`] over every released contact of a lane.
 pub(crate) fn refresh_lane<K: PairKernel>(scene: &Scene<'_>, st: &mut contact::ContactStore) {
     let n = st.len().div_ceil(contact::BATCH);

@@ -62,8 +62,8 @@ pub use mesh::{
     MeshError, MeshErrorKind, MeshFormat, MeshOptions,
 };
 pub use overlap::{
-    contact_rblock_rblock_volume, fit_contact_plane, overlap_polyhedron, End, OverlapCache,
-    OverlapFace, OverlapPolyhedron, VolumeContact,
+    contact_rblock_rblock_volume, fit_contact_plane, overlap_polyhedron, End, Foundation,
+    OverlapCache, OverlapFace, OverlapPolyhedron, PressedSurface, VolumeContact,
 };
 pub use polyhedron::{ConvexPolyhedron, Edge, Plane};
 pub use rounding::{

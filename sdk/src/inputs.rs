@@ -56,6 +56,27 @@ pub const BRANCH_2: u32 = 5;
 /// space (a layered or graded material). Added in sdk 0.3.1.
 pub const CONTACT_POINT: u32 = 6;
 
+/// Twist arm of the normal force (m), width 1. Where the normal force
+/// derives from a potential of the overlap volume, the gradient of that
+/// volume under a rotation of end2 about the contact normal is not zero in
+/// general (two sharp edges crossed at a slant): the force along the
+/// normal then comes with a moment `Fn * arm` about the normal on end2
+/// (minus that on end1). The engine gives it for two blocks in potential
+/// resolution and zero for every other contact (where it is zero, or
+/// where the engine resolves no overlap polyhedron). Added in sdk 0.3.2.
+pub const TWIST_ARM: u32 = 7;
+
+/// Gradient of the contact area under a rigid motion of end2 with end1
+/// held, width 6: `dA/du` for a translation `u` of end2 (m^2/m), then
+/// `dA/dw` for a rotation `w` of end2 about the contact location
+/// (m^2/rad), both in the contact frame `(n, s, t)`. With the contact area
+/// `A`, a model whose normal force derives from a potential `W(V, A)` of
+/// the overlap volume `V` and the area adds `-dW/dA` times this to its
+/// force and moment on end2 (see `docs/physics.md`). The engine gives it
+/// for two blocks in potential resolution and NaN for every other contact.
+/// Added in sdk 0.3.2.
+pub const AREA_GRADIENT: u32 = 8;
+
 /// What the sdk says about one optional input id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct InputInfo {
@@ -114,6 +135,20 @@ pub const ALL: &[InputInfo] = &[
         width: 3,
         unit: "m",
         doc: "contact location in global axes",
+    },
+    InputInfo {
+        id: TWIST_ARM,
+        name: "twist_arm",
+        width: 1,
+        unit: "m",
+        doc: "moment about the normal per unit normal force of a volume potential",
+    },
+    InputInfo {
+        id: AREA_GRADIENT,
+        name: "area_gradient",
+        width: 6,
+        unit: "m, m^2/rad",
+        doc: "contact area's gradient under end2's translation and rotation, in (n, s, t)",
     },
 ];
 

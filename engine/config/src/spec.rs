@@ -321,6 +321,10 @@ choice!(
     ResolutionSpec { Reduced = "reduced", Full = "full" }
 );
 choice!(
+    /// `block_resolution` of `[run]` and `[[models]]`.
+    BlockResolutionSpec { Reduced = "reduced", Full = "full", Potential = "potential" }
+);
+choice!(
     /// `side` of a `[[walls]] inactive` entry.
     SideSpec { Front = "front", Back = "back", Both = "both" }
 );
@@ -553,7 +557,7 @@ pub(crate) struct RunSpec {
     pub threads: Option<S<Int>>,
     pub seed: Option<S<Int>>,
     pub cell_tolerance: Option<S<Num<Meters>>>,
-    pub block_resolution: Option<S<ResolutionSpec>>,
+    pub block_resolution: Option<S<BlockResolutionSpec>>,
 }
 
 /// `[[plugins]]`.
@@ -570,7 +574,7 @@ pub(crate) struct ModelSpec {
     pub model: S<String>,
     pub groups: S<Vec<S<String>>>,
     pub properties: Option<S<PropertiesSpec>>,
-    pub block_resolution: Option<S<ResolutionSpec>>,
+    pub block_resolution: Option<S<BlockResolutionSpec>>,
 }
 
 /// `region = { min = [..], max = [..] }`.

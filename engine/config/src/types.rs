@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use talus_core::generate::{BlockOrientation, RadiusDist};
 use talus_core::math::Quat;
 use talus_core::wall::{Deformation, Resolution, RigidMotion, Servo};
+use talus_core::BlockResolution;
 use talus_core::{Aabb, BlockShape, Fixity, Timestep, Vec3};
 
 use crate::error::Location;
@@ -98,7 +99,7 @@ pub struct RunSettings {
     /// (default) at the centroid of the overlap volume, `reduced` at the
     /// centroid of the area cut by the plane halfway between the deepest
     /// points.
-    pub block_resolution: Resolution,
+    pub block_resolution: BlockResolution,
 }
 
 /// Run length.
@@ -134,7 +135,7 @@ pub struct ModelAssignment {
     pub properties: Vec<(String, f64, Location)>,
     /// How block contacts between the two groups are resolved
     /// (`block_resolution`); `None` takes `[run] block_resolution`.
-    pub block_resolution: Option<Resolution>,
+    pub block_resolution: Option<BlockResolution>,
     /// The `[[models]]` table.
     pub location: Location,
 }

@@ -935,7 +935,7 @@ fn poses_file_errors_point_into_the_file() {
 
 #[test]
 fn block_resolution_is_set_per_run_and_per_pair_of_groups() {
-    use talus_core::wall::Resolution;
+    use talus_core::BlockResolution as Resolution;
     let text = format!(
         "[run]\nsteps = 10\nblock_resolution = \"reduced\"\n{BRICK}\
          [[models]]\nmodel = \"linear\"\ngroups = [\"*\", \"*\"]\n\
@@ -952,6 +952,8 @@ fn block_resolution_is_set_per_run_and_per_pair_of_groups() {
     };
     assert_eq!(by_groups("*"), None);
     assert_eq!(by_groups("rock"), Some(Resolution::Full));
+    let potential = parse_ok(&text.replace("\"reduced\"", "\"potential\""));
+    assert_eq!(potential.run.block_resolution, Resolution::Potential);
     let err = parse_err(&format!(
         "{RUN}[[models]]\nmodel = \"linear\"\ngroups = [\"*\", \"*\"]\nblock_resolution = \"exact\"\n"
     ));

@@ -16,6 +16,24 @@ use crate::rigid::PrincipalInertia;
 use crate::sim::Simulation;
 use talus_geometry::{principal_frame, ConvexPolyhedron};
 
+/// How the contacts of blocks (with blocks and with wall facets) are
+/// resolved, per pair of groups (`docs/physics.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum BlockResolution {
+    /// At the centroid of the overlap polyhedron, along its volume's
+    /// gradient under a translation (the elastic foundation under a face).
+    #[default]
+    Full,
+    /// At the area the two blocks' cuts share halfway between their
+    /// deepest points, along the penetration normal.
+    Reduced,
+    /// As `Full`, with the contact on the line of action of the overlap
+    /// volume's whole gradient and the twist arm and the contact area's
+    /// gradient given to the model, so that a volume-based model can
+    /// derive its force from a potential (no energy created at impacts).
+    Potential,
+}
+
 /// A block shape in its principal frame.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BlockShape {

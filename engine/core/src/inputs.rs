@@ -39,9 +39,25 @@ pub struct Geometry {
     pub xc: Vec3,
     /// The contact frame: normal (end1 to end2) and in-plane axes.
     pub frame: [Vec3; 3],
-    /// The overlap volume (m^3) and contact area (m^2) where the kernel
-    /// finds them itself (blocks); `None` takes them from the radii.
-    pub overlap: Option<[f64; 2]>,
+    /// The overlap the kernel found itself (blocks); `None` takes the
+    /// volume and area from the radii.
+    pub overlap: Option<Overlap>,
+}
+
+/// What a block kernel finds of an overlap, beyond the contact plane.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Overlap {
+    /// Overlap volume (m^3).
+    pub volume: f64,
+    /// Contact area (m^2).
+    pub area: f64,
+    /// Twist arm of the normal force (m), see
+    /// [`talus_sdk::inputs::TWIST_ARM`].
+    pub twist_arm: f64,
+    /// Gradient of the contact area under a translation and a rotation
+    /// (about the contact location) of end2, global axes; `None` where the
+    /// kernel does not resolve it.
+    pub area_gradient: Option<[Vec3; 2]>,
 }
 
 /// Height `h` of a spherical cap and radius `r` of its sphere: volume
@@ -118,6 +134,8 @@ pub fn provides(id: u32) -> bool {
             | inputs::BRANCH_1
             | inputs::BRANCH_2
             | inputs::CONTACT_POINT
+            | inputs::TWIST_ARM
+            | inputs::AREA_GRADIENT
     )
 }
 
@@ -131,25 +149,33 @@ pub fn write(id: u32, g: &Geometry, out: &mut [f64]) {
     match id {
         inputs::OVERLAP_VOLUME => {
             out[0] = match g.overlap {
-                Some([volume, _]) => volume,
+                Some(o) => o.volume,
                 None => overlap_volume(g.r1, g.r2, g.gap),
             }
         }
         inputs::CONTACT_AREA => {
             out[0] = match g.overlap {
-                Some([_, area]) => area,
+                Some(o) => o.area,
                 None => PI * contact_radius(g.r1, g.r2, g.gap).powi(2),
             }
         }
         inputs::CONTACT_RADIUS => {
             out[0] = match g.overlap {
-                Some([_, area]) => (area / PI).sqrt(),
+                Some(o) => (o.area / PI).sqrt(),
                 None => contact_radius(g.r1, g.r2, g.gap),
             }
         }
         inputs::BRANCH_1 => out.copy_from_slice(&in_frame(g.xc - g.x1)),
         inputs::BRANCH_2 => out.copy_from_slice(&in_frame(g.xc - g.x2)),
         inputs::CONTACT_POINT => out.copy_from_slice(&g.xc.to_array()),
+        inputs::TWIST_ARM => out[0] = g.overlap.map_or(0.0, |o| o.twist_arm),
+        inputs::AREA_GRADIENT => match g.overlap.and_then(|o| o.area_gradient) {
+            Some([du, dw]) => {
+                out[..3].copy_from_slice(&in_frame(du));
+                out[3..].copy_from_slice(&in_frame(dw));
+            }
+            None => out.fill(f64::NAN),
+        },
         _ => panic!("the engine does not provide input {}", inputs::name(id)),
     }
 }
@@ -260,13 +286,38 @@ mod tests {
 
     #[test]
     fn the_engine_provides_every_input_the_sdk_defines() {
+        // Two balls: every input finite but the area's gradient, which the
+        // engine resolves for blocks only (NaN says so).
         for info in inputs::ALL {
             assert!(provides(info.id), "{}", info.name);
             let mut out = vec![f64::NAN; info.width as usize];
             write(info.id, &probe_geometry(-1e-3), &mut out);
-            assert!(out.iter().all(|v| v.is_finite()), "{}: {out:?}", info.name);
+            let finite = out.iter().all(|v| v.is_finite());
+            assert_eq!(
+                finite,
+                info.id != inputs::AREA_GRADIENT,
+                "{}: {out:?}",
+                info.name
+            );
         }
         assert!(!provides(0));
+        // A block overlap that carries one: in contact-frame components.
+        let g = Geometry {
+            overlap: Some(Overlap {
+                volume: 1.0,
+                area: 2.0,
+                twist_arm: 0.5,
+                area_gradient: Some([Vec3::new(1.0, 2.0, 3.0), Vec3::new(4.0, 5.0, 6.0)]),
+            }),
+            frame: [Vec3::Y, -Vec3::X, Vec3::Z],
+            ..probe_geometry(-1e-3)
+        };
+        let mut out = [0.0; 6];
+        write(inputs::AREA_GRADIENT, &g, &mut out);
+        assert_eq!(out, [2.0, -1.0, 3.0, 5.0, -4.0, 6.0]);
+        let mut arm = [0.0];
+        write(inputs::TWIST_ARM, &g, &mut arm);
+        assert_eq!(arm, [0.5]);
     }
 
     /// Equal spheres: the lens is two equal caps of height h/2, and the

@@ -15,6 +15,7 @@
 //! count; only facet lanes (ball-facet, block-facet) take part in the
 //! wall stage.
 
+use crate::block::BlockResolution;
 use crate::contact::ContactStore;
 use crate::narrow::{
     self, BallBall, BallBlock, BallFacet, BlockBlock, BlockFacet, Masses, PairKernel, Scene,
@@ -22,7 +23,6 @@ use crate::narrow::{
 use crate::pass::{self, Chunk, ChunkPass, Scratch};
 use crate::piece::{PairKind, Piece};
 use crate::sums::Sums;
-use crate::wall::Resolution;
 
 /// The contacts of one model and one pair kind, with what the contact
 /// pass keeps of them from step to step.
@@ -78,7 +78,7 @@ pub(crate) struct LaneKernel {
     /// The effective inertial mass of a new contact (kg).
     pub(crate) mass: fn(&Masses<'_>, Piece, Piece) -> f64,
     /// Sets up a new contact's cache ([`PairKernel::init`]).
-    pub(crate) init: fn(&mut [f64], Resolution),
+    pub(crate) init: fn(&mut [f64], BlockResolution),
 }
 
 const fn kernels_of<K: PairKernel>() -> LaneKernel {

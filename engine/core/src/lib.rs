@@ -41,7 +41,7 @@ pub mod wall;
 pub mod wall_logic;
 
 pub use balls::{BallInit, Fixity};
-pub use block::{BlockInit, BlockShape};
+pub use block::{BlockInit, BlockResolution, BlockShape};
 pub use body::{BallsMut, BallsRef};
 pub use contact::BATCH;
 pub use error::{SetupError, StepError};

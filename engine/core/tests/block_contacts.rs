@@ -5,7 +5,7 @@
 
 use talus_core::math::Quat;
 use talus_core::snapshot::PieceId;
-use talus_core::wall::Resolution;
+use talus_core::BlockResolution as Resolution;
 use talus_core::{BlockInit, BlockShape, Fixity, PairKind, Settings, Simulation, Timestep, Vec3};
 use talus_geometry::{box_block, ConvexPolyhedron};
 
@@ -538,4 +538,67 @@ fn each_pair_of_groups_takes_its_own_block_resolution() {
     );
     assert!((b.1 - reduced[0].1).length() < 1e-12);
     assert!((b.2 - reduced[0].2).abs() < 1e-15);
+}
+
+/// A block pressed into a floor of 200 coplanar facets, tilted at random
+/// so that its faces cross facet edges and it presses with edges and
+/// corners as well as faces: in potential resolution the one contact that
+/// carries the load gives the same force and moment (volume model, with
+/// its potential's extra term) as a single facet under the whole block,
+/// to 1e-9.
+#[test]
+fn a_block_pressed_into_many_facets_feels_one_facet() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+    let big = [[-3.0, -3.0, 0.0], [3.0, -3.0, 0.0], [0.0, 3.0, 0.0]];
+    for case in 0..40 {
+        let axis = Vec3::new(
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+            0.0,
+        );
+        let tilt = Quat::from_scaled_axis(axis.normalize() * rng.random_range(0.0..0.4));
+        let spin = Quat::from_rotation_z(rng.random_range(0.0..6.3));
+        let at = Vec3::new(
+            rng.random_range(-0.2..0.2),
+            rng.random_range(-0.2..0.2),
+            0.0,
+        );
+        let depth = rng.random_range(1e-4..1e-2);
+        let pressed = |wall: talus_core::Wall| {
+            let mut s = sim(0.0, Timestep::Fixed(1e-6), Resolution::Potential);
+            let cube = shape(&mut s, "brick", Vec3::new(0.2, 0.15, 0.1));
+            let q = turned(&s, cube, tilt * spin);
+            // The lowest corner `depth` below the floor.
+            let poly = s.shapes()[cube as usize]
+                .polyhedron
+                .transformed(q, Vec3::ZERO);
+            let low = poly
+                .vertices()
+                .iter()
+                .map(|v| v.z)
+                .fold(f64::INFINITY, f64::min);
+            s.add_block(block(cube, at - Vec3::Z * (low + depth), q, 0.0, true))
+                .unwrap();
+            let g = s.group("g");
+            s.add_wall(wall, g);
+            volume(&mut s, [1e9, 0.0, 0.0, 1.0]);
+            s.prepare().unwrap();
+            s.cycle().unwrap();
+            let k = s.blocks();
+            (k.force[0], k.moment[0])
+        };
+        let (f1, m1) = pressed(talus_core::Wall::new("floor", &big, &[[0, 1, 2]], None).unwrap());
+        let (f2, m2) = pressed(floor(0.5, 10));
+        let scale = f1.length();
+        assert!(scale > 0.0, "case {case}");
+        assert!(
+            (f1 - f2).length() < 1e-9 * scale,
+            "case {case}: {f1} vs {f2}"
+        );
+        assert!(
+            (m1 - m2).length() < 1e-9 * scale * 0.1,
+            "case {case}: {m1} vs {m2}"
+        );
+    }
 }

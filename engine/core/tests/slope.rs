@@ -4,7 +4,7 @@
 //! Coulomb friction say. The slope is a flat wall facet with gravity
 //! turned by the slope angle (the same physics as a turned slope).
 
-use talus_core::wall::Resolution;
+use talus_core::BlockResolution as Resolution;
 use talus_core::{BlockInit, BlockShape, Fixity, Settings, Simulation, Timestep, Vec3, Wall};
 use talus_geometry::box_block;
 

@@ -17,6 +17,16 @@
 //! - Elastic normal force: `Fe = kn V`. A small change `du` of the overlap
 //!   changes the volume by `A du`, so the contact's normal tangent
 //!   stiffness is `k_n = dFe/du = kn A`.
+//! - Where the engine gives the area's gradient (two blocks in potential
+//!   resolution), the elastic part is the gradient of the potential
+//!   `W = kn V^2 / (2 A)`, which is `kn A d^2 / 2` for two faces pressed
+//!   flat by `d`: on end2, `Fe` along the normal with the moment
+//!   `Fe * arm` about it (the twist arm the engine gives), plus
+//!   `kn V^2 / (2 A^2)` times the area's gradient as a force and a moment.
+//!   The extra term vanishes while the area stays constant (faces pressed
+//!   flat, where the force is `kn V` exactly) and makes the law
+//!   conservative where the area changes with the motion (edges and
+//!   corners): no impact gains energy. Elsewhere `Fe` acts alone.
 //! - Normal dashpot: `Fd = -c dn / dt` with `c = 2 beta sqrt(m k_n)`; it
 //!   pushes while the pieces approach (`dn < 0`) and pulls while they part.
 //! - Normal force `Fn = max(Fe + Fd, 0)`: the dashpot may cancel the
@@ -117,16 +127,23 @@ impl VolumeProps {
     }
 }
 
-/// The two optional inputs of one contact.
+/// The optional inputs of one contact.
 ///
 /// # Units
-/// `volume` in m^3, `area` in m^2.
+/// `volume` in m^3, `area` in m^2, `twist_arm` in m, `area_gradient` in m
+/// (translation) and m^2/rad (rotation).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Overlap {
     /// Overlap volume of the two pieces (m^3).
     pub volume: f64,
     /// Area of the contact (m^2).
     pub area: f64,
+    /// Moment about the normal per unit elastic normal force (m).
+    pub twist_arm: f64,
+    /// The area's gradient under a translation of end2, then a rotation
+    /// of end2 about the contact location, in the contact frame; `None`
+    /// where the engine does not resolve it.
+    pub area_gradient: Option<[f64; 6]>,
 }
 
 /// The per-contact state of the volume model, slot by slot in storage
@@ -321,20 +338,35 @@ pub fn force_displacement(
         *state = VolumeState::default();
         return ContactOutput::could_be_active([0.0; 2]);
     }
-    let Overlap { volume, area } = overlap;
+    let Overlap {
+        volume,
+        area,
+        twist_arm,
+        area_gradient,
+    } = overlap;
     let ds = input.delta_s;
     let dn = input.delta_n;
     // `contains` is false for NaN, so it rejects NaN too.
     let usable = (0.0..f64::INFINITY).contains(&volume)
         && (0.0..f64::INFINITY).contains(&area)
         && (dn + ds[0] + ds[1]).is_finite();
+    // The potential's extra term, force then moment on end2; none without
+    // a usable gradient.
+    let (extra, twist) = match area_gradient {
+        Some(g) if area > 0.0 && g.iter().all(|v| v.is_finite()) && twist_arm.is_finite() => {
+            let k = 0.5 * p.props.kn * (volume / area) * (volume / area);
+            (g.map(|v| k * v), twist_arm)
+        }
+        _ => ([0.0; 6], 0.0),
+    };
     if !usable {
         return without_force(state);
     }
     let props = &p.props;
 
     // Normal: elastic volume force plus a dashpot on the tangent stiffness.
-    let f_elastic = props.kn * volume;
+    let f_volume = props.kn * volume;
+    let f_elastic = (f_volume + extra[0]).max(0.0);
     let k_normal = props.kn * area;
     let mass = input.mass;
     let c = if mass > 0.0 && mass < f64::INFINITY {
@@ -343,6 +375,7 @@ pub fn force_displacement(
         0.0
     };
     let f_normal = (f_elastic - c * dn * p.inv_dt).max(0.0);
+    let moment = [f_volume * twist + extra[3], extra[4], extra[5]];
 
     // Shear: incremental spring on the area, capped by friction.
     let k_shear = props.ks * area;
@@ -350,16 +383,18 @@ pub fn force_displacement(
     let (fs, slipping) = friction_cap(trial, props.fric * f_elastic);
     let stiffness = p.k_max * area;
 
+    let force = [f_normal, fs[0] + extra[1], fs[1] + extra[2]];
     // Overflow of an extreme but finite input (or a corrupted state).
-    if !(f_normal + fs[0] + fs[1] + stiffness + f_elastic).is_finite() {
+    let sum = force.iter().chain(&moment).sum::<f64>() + stiffness + f_elastic;
+    if !sum.is_finite() {
         return without_force(state);
     }
     *state = VolumeState {
-        fn_volume: f_elastic,
+        fn_volume: f_volume,
         fs,
         slipping,
     };
-    ContactOutput::active([f_normal, fs[0], fs[1]], [stiffness, 0.0])
+    ContactOutput::active(force, [stiffness, 0.0]).with_moment(moment)
 }
 
 /// What a contact the engine suppressed does to its state: it carries no
@@ -407,7 +442,16 @@ mod tests {
                 delta_n: -1e-7,
                 ..overlapping(-1e-4, 2.0)
             };
-            let out = force_displacement(&p, &input, Overlap { volume, area }, &mut state);
+            let out = force_displacement(
+                &p,
+                &input,
+                Overlap {
+                    volume,
+                    area,
+                    ..Overlap::default()
+                },
+                &mut state,
+            );
             assert!(close(out.force[0], kn * volume, 1e-12), "{volume}");
             assert_eq!(state.fn_volume, out.force[0]);
             assert_eq!(out.status, STATUS_ACTIVE);
@@ -428,6 +472,7 @@ mod tests {
             let overlap = Overlap {
                 volume: 1e-9,
                 area: 1e-4,
+                ..Overlap::default()
             };
             let out = force_displacement(&p, &overlapping(gap, 1.0), overlap, &mut state);
             assert_eq!(out, ContactOutput::could_be_active([0.0; 2]), "{gap}");
@@ -444,6 +489,7 @@ mod tests {
         let overlap = Overlap {
             volume: 1e-6, // Fe = 1000 N, limit 500 N
             area: 2e-3,   // k_s = 1e6 N/m
+            ..Overlap::default()
         };
         let p = Prepared::new(&props(kn, ks, fric, 1.0), 1e-6);
         let input = ContactInput {
@@ -492,6 +538,7 @@ mod tests {
         let overlap = Overlap {
             volume: 2e-9,
             area: 4e-4,
+            ..Overlap::default()
         };
         let p = Prepared::new(&props(kn, 0.0, 0.0, e), dt);
         let beta = damping_ratio(e);
@@ -580,6 +627,7 @@ mod tests {
                 let overlap = Overlap {
                     volume: area * (-gap).max(0.0),
                     area: if gap < 0.0 { area } else { 0.0 },
+                    ..Overlap::default()
                 };
                 let out = force_displacement(&p, &input, overlap, &mut state);
                 force = out.force[0];
@@ -600,6 +648,7 @@ mod tests {
         let good = Overlap {
             volume: 1e-9,
             area: 1e-4,
+            ..Overlap::default()
         };
         let bad = [f64::NAN, -1e-9, f64::INFINITY, f64::NEG_INFINITY];
         let mut cases: Vec<(ContactInput, Overlap)> = Vec::new();
@@ -648,6 +697,7 @@ mod tests {
         let overlap = Overlap {
             volume: 1e10,
             area: 1.0,
+            ..Overlap::default()
         };
         let out = force_displacement(&huge, &base, overlap, &mut state);
         assert_eq!(out, ContactOutput::could_be_active([0.0; 2]));
@@ -690,6 +740,7 @@ mod tests {
         let overlap = Overlap {
             volume: 1e-9,
             area: 1e-4,
+            ..Overlap::default()
         };
         force_displacement(&p, &input, overlap, &mut state);
         assert_eq!(state.fs, [0.0; 2]);
@@ -714,8 +765,11 @@ mod tests {
     /// One step of a random contact history: gap, volume, area, normal
     /// and shear increments.
     fn any_step() -> impl Strategy<Value = (f64, Overlap, f64, [f64; 2])> {
-        let overlap =
-            (0.0..1e-6f64, 0.0..1e-3f64).prop_map(|(volume, area)| Overlap { volume, area });
+        let overlap = (0.0..1e-6f64, 0.0..1e-3f64).prop_map(|(volume, area)| Overlap {
+            volume,
+            area,
+            ..Overlap::default()
+        });
         let increment = -1e-3..1e-3f64;
         (
             -1e-2..1e-2f64,

@@ -51,7 +51,8 @@ impl ContactModel for Volume {
         ModelDescriptor::new("volume", env!("CARGO_PKG_VERSION"))
             .summary(
                 "Volume-stiffness contact for convex blocks: normal force kn times the \
-                 overlap volume plus a dashpot set by the restitution coefficient e on the \
+                 overlap volume (for two blocks in potential resolution, the gradient of the \
+                 potential kn V^2 / (2 A), which is kn V for faces pressed flat) plus a dashpot set by the restitution coefficient e on the \
                  tangent stiffness kn * contact area, never tensile; incremental shear \
                  spring of stiffness ks * contact area capped by Coulomb friction fric \
                  times the elastic normal force.",
@@ -68,6 +69,8 @@ impl ContactModel for Volume {
             )
             .input(inputs::OVERLAP_VOLUME)
             .input(inputs::CONTACT_AREA)
+            .input(inputs::TWIST_ARM)
+            .input(inputs::AREA_GRADIENT)
             .property(stiffness(
                 "kn",
                 "volume stiffness: normal force per unit overlap volume",
@@ -119,6 +122,10 @@ impl ContactModel for Volume {
         let overlap = Overlap {
             volume: contact.scalar(inputs::OVERLAP_VOLUME).unwrap_or(f64::NAN),
             area: contact.scalar(inputs::CONTACT_AREA).unwrap_or(f64::NAN),
+            twist_arm: contact.scalar(inputs::TWIST_ARM).unwrap_or(0.0),
+            area_gradient: contact
+                .get(inputs::AREA_GRADIENT)
+                .and_then(|g| <[f64; 6]>::try_from(g).ok()),
         };
         let out = kernel::force_displacement(&self.prepared, contact.input(), overlap, &mut s);
         s.store(slots);
@@ -278,6 +285,7 @@ mod tests {
             let overlap = Overlap {
                 volume: volume[i],
                 area: area[i],
+                ..Overlap::default()
             };
             let expected = kernel::force_displacement(&p, &inputs[i], overlap, &mut s);
             assert_eq!(out[i], expected, "contact {i}");

@@ -30,11 +30,13 @@ use serde_spanned::Spanned;
 
 use crate::error::{ConfigError, ErrorKind, Location, Source};
 use crate::mesh::FileIssue;
-use crate::spec::{ConfigSpec, DofSpec, Int, KgPerM3, Num, RegionSpec, Unitless, Vec3};
+use crate::spec::{
+    BlockResolutionSpec, ConfigSpec, DofSpec, Int, KgPerM3, Num, RegionSpec, Unitless, Vec3,
+};
 use crate::types::{PluginPath, RunConfig};
 use talus_core::generate::lattice_counts;
 use talus_core::math::v3;
-use talus_core::Aabb;
+use talus_core::{Aabb, BlockResolution};
 
 use balls::ball_source;
 use blocks::{block_source, ShapeIndex};
@@ -246,6 +248,15 @@ pub(crate) fn validate(src: &Source<'_>, spec: ConfigSpec) -> Result<RunConfig> 
         blocks,
         output,
     })
+}
+
+/// A `block_resolution` value.
+fn block_resolution(r: BlockResolutionSpec) -> BlockResolution {
+    match r {
+        BlockResolutionSpec::Full => BlockResolution::Full,
+        BlockResolutionSpec::Reduced => BlockResolution::Reduced,
+        BlockResolutionSpec::Potential => BlockResolution::Potential,
+    }
 }
 
 fn int_at_least(ctx: &Ctx<'_>, v: &Spanned<Int>, min: i64, what: &str) -> Result<i64> {

@@ -10,11 +10,10 @@ use std::ops::Range;
 
 use serde_spanned::Spanned;
 
-use super::{Ctx, Result};
+use super::{block_resolution, Ctx, Result};
 use crate::error::Location;
-use crate::spec::{ModelSpec, ResolutionSpec};
+use crate::spec::ModelSpec;
 use crate::types::ModelAssignment;
-use talus_core::wall::Resolution;
 
 /// The validated rule and the span of its `groups` (what duplicates point at).
 pub(super) fn model(
@@ -65,10 +64,7 @@ pub(super) fn model(
         .unwrap_or_default();
     // toml's map order depends on its features; sort so the order is fixed.
     properties.sort_by(|a, b| a.0.cmp(&b.0));
-    let block_resolution = m.block_resolution.map(|r| match r.into_inner() {
-        ResolutionSpec::Full => Resolution::Full,
-        ResolutionSpec::Reduced => Resolution::Reduced,
-    });
+    let block_resolution = m.block_resolution.map(|r| block_resolution(r.into_inner()));
     let assignment = ModelAssignment {
         model: name.to_owned(),
         groups: names,

@@ -8,10 +8,10 @@
 
 use serde_spanned::Spanned;
 
-use super::{int_at_least, vec3_or, Ctx, Result};
-use crate::spec::{DtSpec, ResolutionSpec, RunSpec};
+use super::{block_resolution, int_at_least, vec3_or, Ctx, Result};
+use crate::spec::{DtSpec, RunSpec};
 use crate::types::{Duration, RunSettings};
-use talus_core::wall::Resolution;
+use talus_core::BlockResolution;
 use talus_core::Timestep;
 
 pub(super) fn run_settings(ctx: &Ctx<'_>, run: Spanned<RunSpec>) -> Result<RunSettings> {
@@ -102,10 +102,10 @@ pub(super) fn run_settings(ctx: &Ctx<'_>, run: Spanned<RunSpec>) -> Result<RunSe
         }
     };
 
-    let block_resolution = match run.block_resolution.as_ref().map(|r| *r.get_ref()) {
-        None | Some(ResolutionSpec::Full) => Resolution::Full,
-        Some(ResolutionSpec::Reduced) => Resolution::Reduced,
-    };
+    let block_resolution = run
+        .block_resolution
+        .as_ref()
+        .map_or(BlockResolution::Full, |r| block_resolution(*r.get_ref()));
 
     Ok(RunSettings {
         duration,

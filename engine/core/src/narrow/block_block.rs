@@ -9,10 +9,13 @@
 //!   minus the depth) and the penetration normal. In full resolution the
 //!   location is the centroid of the overlap polyhedron (half-space
 //!   duality, started from the last centroid when it is still inside) and
-//!   the normal that of the plane fitted to the line where the surfaces
-//!   cross; in reduced resolution the plane halfway between the deepest
-//!   points cuts both blocks and the location is the centroid of the area
-//!   the two cuts share, along the penetration normal.
+//!   the normal the direction of the area vector of end1's faces inside
+//!   end2; potential resolution takes the same normal, puts the location
+//!   on the line of action of the overlap volume's gradient and keeps the
+//!   twist arm and the area's gradient for the models; in reduced
+//!   resolution the plane halfway between the deepest points cuts both
+//!   blocks and the location is the centroid of the area the two cuts
+//!   share, along the penetration normal.
 //!
 //! The overlap volume and the contact area the kernel found stay in the
 //! contact's cache for the optional model inputs; the area is the size of
@@ -23,16 +26,17 @@
 //! flat together.
 
 use super::{add_block_end, plane_geometry, Found, Masses, PairKernel, Scene};
+use crate::block::BlockResolution;
 use crate::block::BlockShape;
 use crate::contact::{Applied, Plane};
-use crate::inputs::Geometry;
+use crate::inputs::{Geometry, Overlap};
 use crate::math::Vec3;
 use crate::piece::{PairKind, Piece};
 use crate::sums::{End, Sums};
-use crate::wall::Resolution;
 use talus_geometry::{
     epa_from_simplex, gjk_distance_from, overlap_polyhedron, reduced_from_penetration,
-    ConvexPolyhedron, EpaOptions, GjkOptions, OverlapCache, Posed, Proximity, SupportMap,
+    ConvexPolyhedron, EpaOptions, GjkOptions, OverlapCache, OverlapPolyhedron, Posed, Proximity,
+    SupportMap,
 };
 use talus_sdk::ContactOutput;
 
@@ -52,20 +56,34 @@ pub(super) mod slot {
     pub(in crate::narrow) const VOLUME: usize = 7;
     /// The contact area (m^2).
     pub(in crate::narrow) const AREA: usize = 8;
-    /// The resolution: 1 reduced, 0 full (set at creation).
-    pub(in crate::narrow) const REDUCED: usize = 9;
+    /// The resolution (set at creation): see [`mode_code`].
+    pub(in crate::narrow) const MODE: usize = 9;
+    /// The normal force's twist arm (m).
+    pub(in crate::narrow) const TWIST: usize = 10;
+    /// The contact area's gradient under a translation of end2, then under
+    /// a rotation of end2 about the location, in end1's frame (6 values;
+    /// NaN where not resolved).
+    pub(in crate::narrow) const GRADIENT: usize = 11;
     /// Values per contact.
-    pub(in crate::narrow) const LEN: usize = 10;
+    pub(in crate::narrow) const LEN: usize = 17;
 }
 
 /// What a query finds in end1's frame: the normal (end1 to end2), the gap,
-/// the location, the overlap volume and the contact area.
+/// the location, the overlap volume and the contact area, and in
+/// potential resolution the twist arm and the area's gradient (see
+/// [`slot`]).
 pub(super) struct Local {
     pub(super) n: Vec3,
     pub(super) gap: f64,
     pub(super) xc: Vec3,
     pub(super) volume: f64,
     pub(super) area: f64,
+    pub(super) twist: f64,
+    pub(super) gradient: Option<[Vec3; 2]>,
+    /// With `gradient`, when asked for: the gradients of the area vector's
+    /// x, y and z components (each under a translation, then a rotation
+    /// about the location).
+    pub(super) jacobian: Option<[[Vec3; 2]; 3]>,
     /// The overlap could not be trusted and the last normal was kept.
     pub(super) fell_back: bool,
 }
@@ -82,18 +100,16 @@ pub(super) fn set_vec(cache: &mut [f64], at: usize, v: Vec3) {
 /// by its support map `b` in that frame and built as a polyhedron by
 /// `build_b` only when the two overlap. `None` when a query fails (a
 /// support point that is not finite, an iteration cap, no polyhedron):
-/// the caller keeps the contact's last plane.
+/// the caller keeps the contact's last plane. With `jacobian` a full
+/// resolution answer also carries the area vector's whole gradient.
 pub(super) fn query<S: SupportMap>(
     a: &ConvexPolyhedron,
     b: &S,
     build_b: impl FnOnce() -> Option<ConvexPolyhedron>,
     cache: &mut [f64],
+    jacobian: bool,
 ) -> Option<Local> {
-    let mode = if cache[slot::REDUCED] == 1.0 {
-        Resolution::Reduced
-    } else {
-        Resolution::Full
-    };
+    let mode = mode_of(cache);
     let warm = vec_at(cache, slot::NORMAL);
     let simplex = match gjk_distance_from(a, b, warm, GjkOptions::default()).ok()? {
         Proximity::Separated(s) => {
@@ -101,12 +117,17 @@ pub(super) fn query<S: SupportMap>(
             cache[slot::MARGIN] = 0.0;
             cache[slot::VOLUME] = 0.0;
             cache[slot::AREA] = 0.0;
+            cache[slot::TWIST] = 0.0;
+            cache[slot::GRADIENT..slot::GRADIENT + 6].fill(f64::NAN);
             return Some(Local {
                 n: s.normal,
                 gap: s.distance,
                 xc: 0.5 * (s.point_a + s.point_b),
                 volume: 0.0,
                 area: 0.0,
+                twist: 0.0,
+                gradient: None,
+                jacobian: None,
                 fell_back: false,
             });
         }
@@ -125,12 +146,15 @@ pub(super) fn query<S: SupportMap>(
             xc: r.location,
             volume: r.area * depth,
             area: r.area,
+            twist: 0.0,
+            gradient: None,
+            jacobian: None,
             fell_back: false,
         }
     };
     let local = match mode {
-        Resolution::Reduced => reduced(cache),
-        Resolution::Full => {
+        BlockResolution::Reduced => reduced(cache),
+        BlockResolution::Full | BlockResolution::Potential => {
             let mut oc = OverlapCache {
                 interior: (cache[slot::MARGIN] > 0.0).then(|| vec_at(cache, slot::INTERIOR)),
                 margin: cache[slot::MARGIN],
@@ -145,30 +169,9 @@ pub(super) fn query<S: SupportMap>(
                         }
                         None => cache[slot::MARGIN] = 0.0,
                     }
-                    // end1's faces inside end2, as one area vector.
-                    let mut s = Vec3::ZERO;
-                    for f in o.faces() {
-                        if f.end == talus_geometry::End::End1 {
-                            s += f.plane.normal * polygon_area(&o.vertices, &f.corners).length();
-                        }
-                    }
-                    // The normal: the area vector's direction (the
-                    // gradient of the overlap volume under a translation
-                    // of end2), or the penetration normal for an overlap
-                    // with no surface of end1 to speak of.
-                    let area = s.length();
-                    let n = if area > 1e-12 * a.surface_area() {
-                        s / area
-                    } else {
-                        pen.normal
-                    };
                     Local {
-                        n,
                         gap: -depth,
-                        xc: o.centroid,
-                        volume: o.volume,
-                        area,
-                        fell_back: false,
+                        ..pressed(a, &o, pen.normal, mode, jacobian)
                     }
                 }
                 // Too thin for a polyhedron of its own: the reduced answer.
@@ -186,6 +189,10 @@ pub(super) fn query<S: SupportMap>(
     set_vec(cache, slot::NORMAL, local.n);
     cache[slot::VOLUME] = local.volume;
     cache[slot::AREA] = local.area;
+    cache[slot::TWIST] = local.twist;
+    let [du, dw] = local.gradient.unwrap_or([Vec3::NAN; 2]);
+    set_vec(cache, slot::GRADIENT, du);
+    set_vec(cache, slot::GRADIENT + 3, dw);
     Some(local)
 }
 
@@ -199,9 +206,102 @@ fn fall_back(r: Local, last: Vec3) -> Local {
     }
 }
 
+/// The full or potential resolution answer for a sound overlap `o` of
+/// end1 `a`.
+///
+/// The volume's gradient under a rigid motion of end2 is minus end1's
+/// pressed surface (its faces inside end2): the area vector `S` for a
+/// translation and its moment `M(c)` about the centroid `c` for a
+/// rotation. Both resolutions take the normal `n = S / |S|` and the area
+/// `|S|`. Full resolution puts the location at `c`. Potential resolution
+/// puts it where a force along `n` whose moment about `c` is `M(c)` up to
+/// a twist acts, on the line through `p = c + n x M(c) / |S|`, and keeps
+/// the twist arm `M(c) . n / |S|` and the area's gradient about `p` for
+/// the models. An overlap with no surface of end1 to speak of (end1
+/// nearly inside end2) takes the penetration normal at the centroid.
+fn pressed(
+    a: &ConvexPolyhedron,
+    o: &OverlapPolyhedron,
+    penetration_normal: Vec3,
+    mode: BlockResolution,
+    jacobian: bool,
+) -> Local {
+    let surface = o.pressed_surface(o.centroid);
+    let area = surface.area_vector.length();
+    let mut local = Local {
+        n: penetration_normal,
+        gap: 0.0,
+        xc: o.centroid,
+        volume: o.volume,
+        area,
+        twist: 0.0,
+        gradient: None,
+        jacobian: None,
+        fell_back: false,
+    };
+    if area > 1e-12 * a.surface_area() && mode != BlockResolution::Potential {
+        local.n = surface.area_vector / area;
+    } else if area > 1e-12 * a.surface_area() {
+        let n = surface.area_vector / area;
+        let arm = surface.moment / area;
+        let xc = o.centroid + n.cross(arm);
+        // The gradient of n . S, from the three components' when asked
+        // for (it is linear in n).
+        let rows = jacobian.then(|| [Vec3::X, Vec3::Y, Vec3::Z].map(|e| o.area_gradient(e, xc)));
+        let gradient = match rows {
+            Some(j) => [0, 1].map(|m| j[0][m] * n.x + j[1][m] * n.y + j[2][m] * n.z),
+            None => o.area_gradient(n, xc),
+        };
+        let finite = gradient.iter().all(|g| g.is_finite())
+            && rows.is_none_or(|j| j.iter().flatten().all(|g| g.is_finite()));
+        if xc.is_finite() && finite {
+            local.n = n;
+            local.xc = xc;
+            local.twist = arm.dot(n);
+            local.gradient = Some(gradient);
+            local.jacobian = rows;
+        }
+    }
+    local
+}
+
+/// The overlap a contact's cache holds, turned from end1's frame to global
+/// axes by end1's orientation `q`.
+pub(super) fn overlap_of(cache: &[f64], q: crate::math::Quat) -> Overlap {
+    let (du, dw) = (
+        vec_at(cache, slot::GRADIENT),
+        vec_at(cache, slot::GRADIENT + 3),
+    );
+    Overlap {
+        volume: cache[slot::VOLUME],
+        area: cache[slot::AREA],
+        twist_arm: cache[slot::TWIST],
+        area_gradient: (du.is_finite() && dw.is_finite()).then(|| [q * du, q * dw]),
+    }
+}
+
+/// The code of a resolution in a contact's cache.
+pub(super) fn mode_code(resolution: BlockResolution) -> f64 {
+    match resolution {
+        BlockResolution::Full => 0.0,
+        BlockResolution::Reduced => 1.0,
+        BlockResolution::Potential => 2.0,
+    }
+}
+
+/// The resolution a contact's cache was marked with.
+pub(super) fn mode_of(cache: &[f64]) -> BlockResolution {
+    match cache[slot::MODE] {
+        1.0 => BlockResolution::Reduced,
+        2.0 => BlockResolution::Potential,
+        _ => BlockResolution::Full,
+    }
+}
+
 /// Marks a new contact's cache with the resolution of its pair of groups.
-pub(super) fn init(cache: &mut [f64], resolution: Resolution) {
-    cache[slot::REDUCED] = f64::from(u8::from(resolution == Resolution::Reduced));
+pub(super) fn init(cache: &mut [f64], resolution: BlockResolution) {
+    cache[slot::MODE] = mode_code(resolution);
+    cache[slot::GRADIENT..slot::GRADIENT + 6].fill(f64::NAN);
 }
 
 /// Whether an overlap of `volume` at `centroid` is one the two blocks can
@@ -213,20 +313,6 @@ fn sound(a: &ConvexPolyhedron, b: &ConvexPolyhedron, volume: f64, centroid: Vec3
         && centroid.is_finite()
         && a.contains(centroid, tol)
         && b.contains(centroid, tol)
-}
-
-/// The area vector (area times unit normal, by the corners' turn) of the
-/// planar polygon `corners` of `vertices`.
-fn polygon_area(vertices: &[Vec3], corners: &[u32]) -> Vec3 {
-    let Some(&first) = corners.first() else {
-        return Vec3::ZERO;
-    };
-    let o = vertices[first as usize];
-    let mut s = Vec3::ZERO;
-    for w in corners[1..].windows(2) {
-        s += (vertices[w[0] as usize] - o).cross(vertices[w[1] as usize] - o);
-    }
-    0.5 * s
 }
 
 /// The plane of the contact between blocks `i` and `j` in world axes
@@ -248,7 +334,7 @@ fn resolve(scene: &Scene<'_>, cache: &mut [f64], i: usize, j: usize) -> Option<(
         translation,
     };
     let build = || Some(sb.polyhedron.transformed(rotation, translation));
-    let Some(l) = query(&sa.polyhedron, &posed, build, cache) else {
+    let Some(l) = query(&sa.polyhedron, &posed, build, cache, false) else {
         k.guard
             .note(k.step, Piece::block(i as u32), Piece::block(j as u32));
         return None;
@@ -264,7 +350,7 @@ impl PairKernel for BlockBlock {
     const PAIR: PairKind = PairKind::BlockBlock;
     const CACHE: usize = slot::LEN;
 
-    fn init(cache: &mut [f64], resolution: Resolution) {
+    fn init(cache: &mut [f64], resolution: BlockResolution) {
         init(cache, resolution);
     }
 
@@ -329,7 +415,7 @@ impl PairKernel for BlockBlock {
     fn geometry(scene: &Scene<'_>, plane: &Plane, cache: &[f64], a: Piece, b: Piece) -> Geometry {
         let k = &scene.blocks;
         Geometry {
-            overlap: Some([cache[slot::VOLUME], cache[slot::AREA]]),
+            overlap: Some(overlap_of(cache, k.orientation[a.index()])),
             ..plane_geometry(plane, 0.0, None, k.pos[a.index()], k.pos[b.index()])
         }
     }
@@ -372,6 +458,9 @@ mod tests {
             xc: Vec3::Y,
             volume: 0.2,
             area: 0.3,
+            twist: 0.0,
+            gradient: None,
+            jacobian: None,
             fell_back: false,
         };
         let kept = fall_back(r, Vec3::Z);

@@ -23,19 +23,20 @@
 //! decides where the prism goes, and stays while the block overlaps the
 //! facet (a block pushed past the facet's plane is still pushed back).
 
-use super::block_block::{query, set_vec, slot as base, vec_at};
+use super::block_block::{mode_of, overlap_of, query, set_vec, slot as base, vec_at};
 use super::{
     add_block_end, facet_motion, plane_geometry, BlockScene, Found, Masses, PairKernel, Scene,
 };
+use crate::block::BlockResolution;
 use crate::body::{walls, BlocksRef};
 use crate::contact::{self, Applied, Plane, BATCH, CARRIED, CARRY_FORCE, RELEASED};
 use crate::error::StepError;
 use crate::inputs::Geometry;
-use crate::math::Vec3;
+use crate::math::{Quat, Vec3};
 use crate::piece::{PairKind, Piece};
 use crate::sim::Simulation;
 use crate::sums::{End, Sums};
-use crate::wall::{Resolution, Wall};
+use crate::wall::Wall;
 use crate::wall_logic::{self, Transfer};
 use rayon::prelude::*;
 use talus_geometry::{extrude_facet, SupportMap, Triangle};
@@ -57,8 +58,14 @@ mod slot {
     pub(super) const N: usize = SIDE + 1;
     pub(super) const XC: usize = N + 3;
     pub(super) const GAP: usize = XC + 3;
+    /// The location in the block's frame (3 values), and the gradients of
+    /// the area vector's three components under a translation and a
+    /// rotation (about that location) of the facet, in the block's frame
+    /// (18 values, NaN where not resolved): what a cluster's merge needs.
+    pub(super) const LOCAL_XC: usize = GAP + 1;
+    pub(super) const JACOBIAN: usize = LOCAL_XC + 3;
     /// Values per contact.
-    pub(super) const LEN: usize = GAP + 1;
+    pub(super) const LEN: usize = JACOBIAN + 18;
 }
 
 /// A triangle swept along `e`: the facet's prism as a support map, with
@@ -123,12 +130,23 @@ fn resolve(
     let swept = Swept { facet, e };
     let build = || extrude_facet(&facet, e, e.length()).ok();
     let note = || k.guard.note(k.step, Piece::block(i as u32), piece);
-    let Some(l) = query(&shape.polyhedron, &swept, build, cache) else {
+    let potential = mode_of(cache) == BlockResolution::Potential;
+    let Some(l) = query(&shape.polyhedron, &swept, build, cache, potential) else {
         note();
         return None;
     };
     if l.fell_back {
         note();
+    }
+    set_vec(cache, slot::LOCAL_XC, l.xc);
+    match l.jacobian {
+        Some(rows) => {
+            for (k, [du, dw]) in rows.into_iter().enumerate() {
+                set_vec(cache, slot::JACOBIAN + 6 * k, du);
+                set_vec(cache, slot::JACOBIAN + 6 * k + 3, dw);
+            }
+        }
+        None => cache[slot::JACOBIAN..slot::JACOBIAN + 18].fill(f64::NAN),
     }
     Some((q * l.n, l.gap, q * l.xc + c))
 }
@@ -165,7 +183,7 @@ impl PairKernel for BlockFacet {
     const PAIR: PairKind = PairKind::BlockFacet;
     const CACHE: usize = slot::LEN;
 
-    fn init(cache: &mut [f64], resolution: Resolution) {
+    fn init(cache: &mut [f64], resolution: BlockResolution) {
         super::block_block::init(cache, resolution);
     }
 
@@ -226,7 +244,7 @@ impl PairKernel for BlockFacet {
     fn geometry(scene: &Scene<'_>, plane: &Plane, cache: &[f64], a: Piece, b: Piece) -> Geometry {
         let centre = scene.walls[scene.owner[b.index()].0 as usize].centre;
         Geometry {
-            overlap: Some([cache[base::VOLUME], cache[base::AREA]]),
+            overlap: Some(overlap_of(cache, scene.blocks.orientation[a.index()])),
             ..plane_geometry(plane, 0.0, None, scene.blocks.pos[a.index()], centre)
         }
     }
@@ -343,11 +361,112 @@ impl Simulation {
                     // From the block into the facets: against the normal
                     // of the side the block is on.
                     let n = -si * wall.normals[fi];
-                    carry_plane(m, lane, &plane, n, step, &mut state)?;
+                    let pose = (k.orientation[block], k.pos[block]);
+                    carry_plane(m, lane, &plane, (n, pose), step, &mut state)?;
                 }
             }
         }
         Ok(())
+    }
+}
+
+/// A cluster's merged contact: the plane in world axes, and what the
+/// model reads (the gradient in the block's frame, NaN where there is
+/// none).
+struct Merged {
+    n: Vec3,
+    gap: f64,
+    xc: Vec3,
+    volume: f64,
+    area: f64,
+    twist: f64,
+    gradient: [Vec3; 2],
+}
+
+/// Merges the overlapping members `over` of a cluster (each one's cache
+/// from `cache`) of a block at `pos` turned by `q`: volumes add up and the
+/// gap is the deepest.
+///
+/// In potential resolution the parts are the pieces of one pressed surface, so
+/// their area vectors `S_i = A_i n_i`, their moments and their gradients
+/// add up, each moment about the part's location `p_i` being its twist
+/// `A_i tau_i n_i`: `S = sum S_i`, `M(o) = sum (A_i tau_i n_i +
+/// (p_i - o) x S_i)`, and the merged contact is that of the whole surface,
+/// as if the facets were one (normal `S / |S|`, location
+/// `x = o + n x M(o) / |S|` with `o` the area-weighted mean of the `p_i`,
+/// twist arm `M(o) . n / |S|`, the area `|S|` and its gradient `n . dS`,
+/// each part's rotation gradient moved from `p_i` to `x` by
+/// `dS/dw(x) = dS/dw(p_i) + (p_i - x) x dS/du`). All of it is in the
+/// block's frame. In full and reduced resolution (or when a part has no
+/// gradient) areas add up, the location is the volume-weighted mean of
+/// the parts' (the centroid of the whole overlap, in full resolution),
+/// the normal the plane's, `normal`, and there is no gradient.
+fn merged<'c>(
+    over: &[u32],
+    cache: impl Fn(u32) -> &'c [f64],
+    normal: Vec3,
+    (q, pos): (Quat, Vec3),
+) -> Merged {
+    let (mut volume, mut area, mut gap) = (0.0, 0.0, f64::INFINITY);
+    let (mut xv, mut xa, mut x_sum) = (Vec3::ZERO, Vec3::ZERO, Vec3::ZERO);
+    let mut s_sum = Vec3::ZERO;
+    let mut exact = true;
+    for &s in over {
+        let c = cache(s);
+        let (_, g, x) = stored(c);
+        let (v, a) = (c[base::VOLUME], c[base::AREA]);
+        volume += v;
+        area += a;
+        gap = gap.min(g);
+        xv += v * x;
+        xa += a * vec_at(c, slot::LOCAL_XC);
+        x_sum += x;
+        s_sum += a * vec_at(c, base::NORMAL);
+        exact &= mode_of(c) == BlockResolution::Potential && c[slot::JACOBIAN].is_finite();
+    }
+    let s_len = s_sum.length();
+    if !exact || s_len.is_nan() || s_len <= 0.0 || area <= 0.0 {
+        let mean = x_sum / over.len() as f64;
+        return Merged {
+            n: normal,
+            gap,
+            xc: if volume > 0.0 { xv / volume } else { mean },
+            volume,
+            area,
+            twist: 0.0,
+            gradient: [Vec3::NAN; 2],
+        };
+    }
+    let o = xa / area;
+    let mut moment = Vec3::ZERO;
+    for &s in over {
+        let c = cache(s);
+        let (n, a) = (vec_at(c, base::NORMAL), c[base::AREA]);
+        let p = vec_at(c, slot::LOCAL_XC);
+        moment += a * c[base::TWIST] * n + (p - o).cross(a * n);
+    }
+    let n = s_sum / s_len;
+    let arm = moment / s_len;
+    let x = o + n.cross(arm);
+    let mut gradient = [Vec3::ZERO; 2];
+    for &s in over {
+        let c = cache(s);
+        let p = vec_at(c, slot::LOCAL_XC);
+        for (k, nk) in n.to_array().into_iter().enumerate() {
+            let du = vec_at(c, slot::JACOBIAN + 6 * k);
+            let dw = vec_at(c, slot::JACOBIAN + 6 * k + 3) + (p - x).cross(du);
+            gradient[0] += nk * du;
+            gradient[1] += nk * dw;
+        }
+    }
+    Merged {
+        n: q * n,
+        gap,
+        xc: q * x + pos,
+        volume,
+        area: s_len,
+        twist: arm.dot(n),
+        gradient,
     }
 }
 
@@ -358,7 +477,7 @@ fn carry_plane(
     m: &mut crate::sim::ModelRuntime,
     lane: usize,
     members: &[u32],
-    normal: Vec3,
+    (normal, pose): (Vec3, (Quat, Vec3)),
     step: u64,
     state: &mut Vec<f64>,
 ) -> Result<(), StepError> {
@@ -388,27 +507,19 @@ fn carry_plane(
         ),
     };
     if over.len() > 1 {
-        let (mut v, mut area, mut xv) = (0.0, 0.0, Vec3::ZERO);
-        let (mut x_sum, mut gap) = (Vec3::ZERO, f64::INFINITY);
-        for &s in &over {
-            let c = &st.cache[at(s, 0)..at(s, slot::LEN)];
-            let (_, g, x) = stored(c);
-            let w = c[base::VOLUME];
-            v += w;
-            area += c[base::AREA];
-            xv += w * x;
-            x_sum += x;
-            gap = gap.min(g);
-        }
-        let xc = if v > 0.0 {
-            xv / v
-        } else {
-            x_sum / over.len() as f64
-        };
+        let plane = merged(
+            &over,
+            |s| &st.cache[at(s, 0)..at(s, slot::LEN)],
+            normal,
+            pose,
+        );
         let c = &mut st.cache[at(carrier, 0)..at(carrier, slot::LEN)];
-        store(c, (normal, gap, xc));
-        c[base::VOLUME] = v;
-        c[base::AREA] = area;
+        store(c, (plane.n, plane.gap, plane.xc));
+        c[base::VOLUME] = plane.volume;
+        c[base::AREA] = plane.area;
+        c[base::TWIST] = plane.twist;
+        set_vec(c, base::GRADIENT, plane.gradient[0]);
+        set_vec(c, base::GRADIENT + 3, plane.gradient[1]);
         for &s in &over {
             if s != carrier {
                 st.setup[s as usize].flags |= flags::SUPPRESSED;

@@ -10,6 +10,7 @@
 //! A kernel is chosen per lane before step 0 (see [`crate::lane`]), so the
 //! loops that call it hold no branch on the pair kind.
 
+use crate::block::BlockResolution;
 use crate::block::BlockShape;
 use crate::body::{walls, BallsRef, BlocksRef};
 use crate::contact::{self, Applied, EndMotion, Plane, Setup, ENGINE_BITS, RELEASED};
@@ -18,7 +19,7 @@ use crate::math::{Quat, Vec3};
 use crate::piece::{PairKind, Piece};
 use crate::sim::*;
 use crate::sums::{End, Sums};
-use crate::wall::{Resolution, Wall};
+use crate::wall::Wall;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -184,7 +185,7 @@ pub(crate) trait PairKernel {
 
     /// Sets up a new contact's cache: `resolution` is the block
     /// resolution of its pair of groups.
-    fn init(_cache: &mut [f64], _resolution: Resolution) {}
+    fn init(_cache: &mut [f64], _resolution: BlockResolution) {}
 
     /// The contact plane of the contact between pieces `a` and `b`, and
     /// their motion, `cache` being the contact's [`Self::CACHE`] values.

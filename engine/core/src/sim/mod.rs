@@ -5,6 +5,7 @@
 //! The cycle itself is in [`crate::step`], one module per stage.
 
 use crate::balls::BallInit;
+use crate::block::BlockResolution;
 use crate::body::{self, BallBundle, BallsMut, BallsRef, Col, ColMut, WallBody, WallBundle};
 use crate::cellspace::CellSpace;
 use crate::contact::{ContactStore, CARRY_FORCE};
@@ -17,7 +18,7 @@ use crate::piece::{PairKind, Piece};
 use crate::step::*;
 use crate::team::Team;
 use crate::timestep::*;
-use crate::wall::{Resolution, Wall};
+use crate::wall::Wall;
 use rustc_hash::{FxHashMap, FxHashSet};
 use talus_sdk::ModelEntry;
 
@@ -33,7 +34,7 @@ pub struct Settings {
     pub cell_tolerance: Option<f64>,
     /// How block-block contacts are resolved: `Full` at the centroid of
     /// the overlap volume, `Reduced` at the centroid of the cut area.
-    pub block_resolution: Resolution,
+    pub block_resolution: BlockResolution,
 }
 
 impl Default for Settings {
@@ -42,7 +43,7 @@ impl Default for Settings {
             gravity: Vec3::ZERO,
             timestep: Timestep::Auto { safety: 0.8 },
             cell_tolerance: None,
-            block_resolution: Resolution::Full,
+            block_resolution: BlockResolution::Full,
         }
     }
 }
@@ -115,7 +116,7 @@ pub struct Simulation {
     pub(crate) assignment: FxHashMap<(u16, u16), (u16, u32)>,
     /// Block resolution per pair of groups (lower group first) where it
     /// differs from [`Settings::block_resolution`].
-    pub(crate) pair_resolution: FxHashMap<(u16, u16), Resolution>,
+    pub(crate) pair_resolution: FxHashMap<(u16, u16), BlockResolution>,
     /// Block contacts that fell back on their last normal or plane.
     pub(crate) guard: crate::narrow::GuardLog,
     /// The pairs (see `pair_key`) that have a contact.
@@ -340,7 +341,7 @@ impl Simulation {
     /// Resolves the block contacts between groups `g1` and `g2` (block
     /// with block, and block with facet) in `resolution` instead of the
     /// run's [`Settings::block_resolution`].
-    pub fn set_block_resolution(&mut self, g1: u16, g2: u16, resolution: Resolution) {
+    pub fn set_block_resolution(&mut self, g1: u16, g2: u16, resolution: BlockResolution) {
         self.pair_resolution
             .insert((g1.min(g2), g1.max(g2)), resolution);
     }

@@ -16,7 +16,9 @@
 //! `J / 120 * (u u^T + v v^T + w w^T + s s^T)` with `s = u + v + w`, and its
 //! first moment is `J / 24 * s`. Summing these over the surface and moving
 //! the second moment `S` to the centroid gives the inertia tensor
-//! `I = tr(S) 1 - S`.
+//! `I = tr(S) 1 - S`. The sums also take the moments of solids that are not
+//! tetrahedra (the rounded shell of [`crate::rounding`]) before that last
+//! step, about the same reference point.
 //!
 //! # Units
 //!
@@ -65,67 +67,145 @@ impl MassProperties {
 /// surface of zero volume gives a zero volume and the vertex mean as
 /// centroid.
 pub fn mass_properties(vertices: &[DVec3], triangles: &[[u32; 3]]) -> MassProperties {
-    let origin = if vertices.is_empty() {
+    let origin = vertex_mean(vertices);
+    TetraSums::of_surface(vertices, triangles, origin).finish(origin)
+}
+
+/// Mean of `vertices` (the origin zero when there are none): the reference
+/// point of the tetrahedral sums, chosen for conditioning.
+pub(crate) fn vertex_mean(vertices: &[DVec3]) -> DVec3 {
+    if vertices.is_empty() {
         DVec3::ZERO
     } else {
         vertices.iter().copied().sum::<DVec3>() / vertices.len() as f64
+    }
+}
+
+/// Volume integrals of a solid of unit density about a reference point
+/// `o`: `volume = ∫ dV` [m^3], `first = ∫ (x - o) dV` [m^4] and
+/// `second = ∫ (x - o)(x - o)^T dV` [m^5] (symmetric).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Moments {
+    /// Volume [m^3].
+    pub(crate) volume: f64,
+    /// First moment about the reference point [m^4].
+    pub(crate) first: DVec3,
+    /// Second moment about the reference point [m^5].
+    pub(crate) second: DMat3,
+}
+
+impl Moments {
+    /// No volume.
+    pub(crate) const ZERO: Self = Self {
+        volume: 0.0,
+        first: DVec3::ZERO,
+        second: DMat3::ZERO,
     };
-    let mut six_volume = 0.0;
-    let mut first = DVec3::ZERO;
-    let mut second = [[0.0f64; 3]; 3];
-    for t in triangles {
-        let u = vertices[t[0] as usize] - origin;
-        let v = vertices[t[1] as usize] - origin;
-        let w = vertices[t[2] as usize] - origin;
-        let j = u.dot(v.cross(w));
-        let s = u + v + w;
-        six_volume += j;
-        first += s * j;
+}
+
+impl std::ops::AddAssign for Moments {
+    fn add_assign(&mut self, other: Self) {
+        self.volume += other.volume;
+        self.first += other.first;
+        self.second += other.second;
+    }
+}
+
+/// Sums of the tetrahedral formulas over a closed surface, about a
+/// reference point, in the scale the formulas give them: `6 V`,
+/// `24 ∫ (x - o) dV` and `120 ∫ (x - o)(x - o)^T dV` (upper triangle only),
+/// so that no tetrahedron pays a division.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct TetraSums {
+    six_volume: f64,
+    first: DVec3,
+    second: [[f64; 3]; 3],
+}
+
+impl TetraSums {
+    /// Sums over the tetrahedra `(origin, a, b, c)` of every triangle.
+    pub(crate) fn of_surface(vertices: &[DVec3], triangles: &[[u32; 3]], origin: DVec3) -> Self {
+        let mut six_volume = 0.0;
+        let mut first = DVec3::ZERO;
+        let mut second = [[0.0f64; 3]; 3];
+        for t in triangles {
+            let u = vertices[t[0] as usize] - origin;
+            let v = vertices[t[1] as usize] - origin;
+            let w = vertices[t[2] as usize] - origin;
+            let j = u.dot(v.cross(w));
+            let s = u + v + w;
+            six_volume += j;
+            first += s * j;
+            for r in 0..3 {
+                for c in r..3 {
+                    second[r][c] += j * (u[r] * u[c] + v[r] * v[c] + w[r] * w[c] + s[r] * s[c]);
+                }
+            }
+        }
+        Self {
+            six_volume,
+            first,
+            second,
+        }
+    }
+
+    /// Adds the moments `m` of another solid (about the same reference
+    /// point) that shares no volume with this one.
+    pub(crate) fn add(&mut self, m: &Moments) {
+        self.six_volume += 6.0 * m.volume;
+        self.first += 24.0 * m.first;
         for r in 0..3 {
             for c in r..3 {
-                second[r][c] += j * (u[r] * u[c] + v[r] * v[c] + w[r] * w[c] + s[r] * s[c]);
+                self.second[r][c] += 120.0 * m.second.col(c)[r];
             }
         }
     }
-    let volume = six_volume / 6.0;
-    if volume.abs() <= f64::MIN_POSITIVE {
-        return MassProperties {
-            volume: 0.0,
-            centroid: origin,
-            inertia: DMat3::ZERO,
-            principal_moments: DVec3::ZERO,
-            principal_axes: DMat3::IDENTITY,
-        };
-    }
-    // first / 24 is the first moment; divide by the volume for the offset.
-    let offset = first / (24.0 * volume);
-    let mut s = [[0.0f64; 3]; 3];
-    for r in 0..3 {
-        for c in r..3 {
-            let v = second[r][c] / 120.0 - volume * offset[r] * offset[c];
-            s[r][c] = v;
-            s[c][r] = v;
+
+    /// Volume, centroid, inertia about the centroid and principal axes of
+    /// the summed solid; `origin` is the reference point of the sums. A
+    /// solid of zero volume gives zero volume and inertia with `origin` as
+    /// centroid.
+    pub(crate) fn finish(&self, origin: DVec3) -> MassProperties {
+        let volume = self.six_volume / 6.0;
+        if volume.abs() <= f64::MIN_POSITIVE {
+            return MassProperties {
+                volume: 0.0,
+                centroid: origin,
+                inertia: DMat3::ZERO,
+                principal_moments: DVec3::ZERO,
+                principal_axes: DMat3::IDENTITY,
+            };
         }
-    }
-    let trace = s[0][0] + s[1][1] + s[2][2];
-    let mut i = [[0.0f64; 3]; 3];
-    for r in 0..3 {
-        for c in 0..3 {
-            i[r][c] = if r == c { trace - s[r][c] } else { -s[r][c] };
+        // first / 24 is the first moment; divide by the volume for the offset.
+        let offset = self.first / (24.0 * volume);
+        let mut s = [[0.0f64; 3]; 3];
+        for r in 0..3 {
+            for c in r..3 {
+                let v = self.second[r][c] / 120.0 - volume * offset[r] * offset[c];
+                s[r][c] = v;
+                s[c][r] = v;
+            }
         }
-    }
-    let inertia = DMat3::from_cols(
-        DVec3::new(i[0][0], i[1][0], i[2][0]),
-        DVec3::new(i[0][1], i[1][1], i[2][1]),
-        DVec3::new(i[0][2], i[1][2], i[2][2]),
-    );
-    let (principal_moments, principal_axes) = symmetric_eigen(inertia);
-    MassProperties {
-        volume,
-        centroid: origin + offset,
-        inertia,
-        principal_moments,
-        principal_axes,
+        let trace = s[0][0] + s[1][1] + s[2][2];
+        let mut i = [[0.0f64; 3]; 3];
+        for r in 0..3 {
+            for c in 0..3 {
+                i[r][c] = if r == c { trace - s[r][c] } else { -s[r][c] };
+            }
+        }
+        let inertia = DMat3::from_cols(
+            DVec3::new(i[0][0], i[1][0], i[2][0]),
+            DVec3::new(i[0][1], i[1][1], i[2][1]),
+            DVec3::new(i[0][2], i[1][2], i[2][2]),
+        );
+        let (principal_moments, principal_axes) = symmetric_eigen(inertia);
+        MassProperties {
+            volume,
+            centroid: origin + offset,
+            inertia,
+            principal_moments,
+            principal_axes,
+        }
     }
 }
 

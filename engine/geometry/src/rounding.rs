@@ -1,18 +1,85 @@
-//! Rounded blocks (erode/dilate) and facets extruded into blocks.
+//! Rounded blocks (erode/dilate), their mass properties, and facets
+//! extruded into blocks.
 //!
 //! Reads: a [`ConvexPolyhedron`] and a rounding radius, or a wall facet and
 //! an extrusion direction. Writes: a [`RoundedPolyhedron`] (core block plus
-//! radius: the Minkowski sum with a ball) or an extruded block.
+//! radius: the Minkowski sum with a ball), its exact volume, centroid and
+//! inertia, or an extruded block.
 //! Invariant: a rounded block's surface is at exactly `radius` from its
 //! core; `erode` keeps every bounding plane's normal and moves it inwards by
 //! the radius, so `eroded(p, r)` has the same faces as `p` with rounded edges
-//! and corners.
+//! and corners. The mass properties of a rounded block of radius zero are
+//! those of its core, to the bit.
+//!
+//! # Mass properties of a rounded block
+//!
+//! Every point of `core ⊕ ball(r)` outside the core has one nearest core
+//! point, on a face, an edge or at a vertex; sorting the points by that
+//! feature cuts the shell around the core into pieces that meet only on
+//! their boundaries. A face here is a bounding plane (coplanar triangles
+//! form one face, and the edges between them are not edges of the solid),
+//! with outward unit normal `n`. Each piece's volume `V`, first moment
+//! `∫ x dV` and second moment `∫ x xᵀ dV` are exact closed forms, taken
+//! about the core's vertex mean and added to the core's tetrahedral sums
+//! (see [`crate::mass`]) before the shift to the centroid. With the radius
+//! `r` [m], volumes are in m^3, first moments in m^4, second moments in m^5
+//! (unit density).
+//!
+//! - **Face prism**: `x = y + t n`, `y` in a face triangle `T`,
+//!   `0 <= t <= r`. With `A` the triangle's area projected on `n`, `c` its
+//!   centroid and `S_T = A/12 (a aᵀ + b bᵀ + c' c'ᵀ + s sᵀ)` its second
+//!   area moment (`s = a + b + c'`, corners `a, b, c'`): `V = A r`,
+//!   `∫ x = A r (c + r/2 n)`,
+//!   `∫ x xᵀ = r S_T + r²/2 A (c nᵀ + n cᵀ) + r³/3 A n nᵀ`.
+//! - **Edge wedge**: `x = m + s e + ρ (cos θ u + sin θ w)` along an edge of
+//!   length `L`, midpoint `m`, unit direction `e`, between faces of normals
+//!   `n1 = u` and `n2 = cos φ u + sin φ w` (`w = e × u`, `e` oriented so
+//!   that `0 < φ < π`); `φ` is the exterior dihedral angle, `π` minus the
+//!   interior one. The Jacobian is `ρ`; integrating `s` over `[-L/2, L/2]`,
+//!   `ρ` over `[0, r]` and `θ` over `[0, φ]`, with
+//!   `g = ∫ (cos θ u + sin θ w) dθ = sin φ u + (1 - cos φ) w`:
+//!   `V = φ r² L / 2`, `∫ x = V m + L r³/3 g`,
+//!   `∫ x xᵀ = V m mᵀ + (φ r²/2) (L³/12) e eᵀ + L r³/3 (m gᵀ + g mᵀ)
+//!   + L r⁴/4 [(φ/2 + sin 2φ/4) u uᵀ + (φ/2 - sin 2φ/4) w wᵀ
+//!   + sin²φ/2 (u wᵀ + w uᵀ)]`.
+//!   An edge between two triangles of one face has `φ = 0` and no wedge.
+//! - **Vertex sector**: `x = p + ρ ν`, `ν` in the vertex's normal cone `K`
+//!   (the spherical polygon whose corners are the normals of the vertex's
+//!   faces, in order around it), `0 <= ρ <= r`. The radial part integrates
+//!   exactly (`∫ ρ^k ρ² dρ = r^(k+3)/(k+3)`), leaving the solid angle
+//!   `Ω = ∫_K dω`, `a = ∫_K ν dω` and `B = ∫_K ν νᵀ dω`:
+//!   `V = r³/3 Ω`, `∫ x = V p + r⁴/4 a`,
+//!   `∫ x xᵀ = V p pᵀ + r⁴/4 (p aᵀ + a pᵀ) + r⁵/5 B`.
+//!   All three are closed forms over the polygon's arcs `ν_k -> ν_(k+1)`
+//!   (counter-clockwise seen from outside; arc angle `θ_k`, unit normal
+//!   `m_k = ν_k × ν_(k+1) / |ν_k × ν_(k+1)|`, pointing into `K`).
+//!   `Ω` is the sum of the spherical triangles fanned from the polygon's
+//!   mean direction `c`, each by Van Oosterom and Strackee's
+//!   `tan(Ω_k/2) = det[c ν_k ν_(k+1)] / (1 + c·ν_k + ν_k·ν_(k+1) + ν_(k+1)·c)`.
+//!   For `a` and `B`, apply the divergence theorem on the unit cone
+//!   `C = {t ν : ν in K, 0 <= t <= 1}`, whose boundary is the cap `K`
+//!   (outward normal `ν`) and one flat circular sector `F_k` per arc
+//!   (outward normal `-m_k`). With `∇(|x|²/2) = x`:
+//!   `∫_C x dV = a/4 = ∫_∂C |x|²/2 n dS = a/2 - Σ θ_k/8 m_k`, so
+//!   `a = 1/2 Σ θ_k m_k`. With `∂_j x_i = δ_ij`:
+//!   `δ_ij Ω/3 = ∫_∂C x_i n_j dS = B_ij - Σ m_kj ∫_(F_k) x_i dS`, and
+//!   `∫_(F_k) x dS = 1/3 (sin θ_k ν_k + (1 - cos θ_k) τ_k)` with
+//!   `τ_k = m_k × ν_k`, so `B = Ω/3 1 + Σ G_k m_kᵀ` with `G_k` that flat
+//!   sector's first moment (symmetrised, which changes nothing in exact
+//!   arithmetic). No quadrature is involved; every term is computed to
+//!   rounding error of its own size. Arcs are shared by the two ends of an
+//!   edge in opposite directions, so the sectors add up to one whole ball.
+//!
+//! The pieces sum to the Steiner volume `V + A r + M r² + 4/3 π r³`
+//! (`A` the surface area, `M` half the sum over edges of length times
+//! exterior angle).
 
-use glam::DVec3;
+use glam::{DMat3, DVec3};
 
 use crate::epa::epa_penetration;
 use crate::error::GeometryError;
 use crate::gjk::{gjk_distance, Proximity};
+use crate::mass::{vertex_mean, MassProperties, Moments, TetraSums};
 use crate::polyhedron::{ConvexPolyhedron, Plane};
 use crate::support::{SupportMap, Triangle};
 
@@ -54,6 +121,188 @@ impl RoundedPolyhedron {
             radius,
         })
     }
+
+    /// Exact volume, centroid and inertia (unit density) of the rounded
+    /// block: the core plus one prism per face, one cylindrical wedge per
+    /// edge and one ball sector per vertex (see the module docs). A radius
+    /// of zero gives the core's own [`ConvexPolyhedron::mass_properties`].
+    pub fn mass_properties(&self) -> MassProperties {
+        let origin = vertex_mean(self.core.vertices());
+        let mut sums = TetraSums::of_surface(self.core.vertices(), self.core.facets(), origin);
+        sums.add(&shell_moments(&self.core, self.radius, origin));
+        sums.finish(origin)
+    }
+
+    /// Radius, in metres, of the smallest sphere centred on the core's
+    /// centroid that encloses the rounded block: the core's bounding radius
+    /// plus the rounding radius. The rounded block's own centroid is in
+    /// general elsewhere; a sphere about it needs the distance between the
+    /// two centroids added.
+    pub fn bounding_radius(&self) -> f64 {
+        self.core.bounding_radius() + self.radius
+    }
+
+    /// Axis-aligned bounding box `(min, max)` of the rounded block: the
+    /// core's grown by the radius on every side (exact: each face of the
+    /// box touches a rounded corner).
+    pub fn extent(&self) -> (DVec3, DVec3) {
+        let (lo, hi) = self.core.extent();
+        let r = DVec3::splat(self.radius);
+        (lo - r, hi + r)
+    }
+}
+
+/// `a bᵀ`.
+fn outer(a: DVec3, b: DVec3) -> DMat3 {
+    DMat3::from_cols(a * b.x, a * b.y, a * b.z)
+}
+
+/// `a bᵀ + b aᵀ`.
+fn sym_outer(a: DVec3, b: DVec3) -> DMat3 {
+    outer(a, b) + outer(b, a)
+}
+
+/// Moments about `origin` of the shell `(core ⊕ ball(r)) \ core`: face
+/// prisms, edge wedges and vertex sectors (module docs).
+fn shell_moments(core: &ConvexPolyhedron, r: f64, origin: DVec3) -> Moments {
+    let vertices = core.vertices();
+    let planes = core.bounding_planes();
+    let face_of = core.facet_bounding_plane();
+    let mut total = Moments::ZERO;
+
+    // Face prisms, one per triangle, extruded along its face's normal.
+    for (t, &face) in core.facets().iter().zip(face_of) {
+        let n = planes[face as usize].normal;
+        let [a, b, c] = t.map(|i| vertices[i as usize] - origin);
+        let area = 0.5 * (b - a).cross(c - a).dot(n);
+        let s = a + b + c;
+        let centre = s / 3.0;
+        let area_moment = (outer(a, a) + outer(b, b) + outer(c, c) + outer(s, s)) * (area / 12.0);
+        total += Moments {
+            volume: area * r,
+            first: (centre + n * (0.5 * r)) * (area * r),
+            second: area_moment * r
+                + sym_outer(centre, n) * (0.5 * r * r * area)
+                + outer(n, n) * (r * r * r / 3.0 * area),
+        };
+    }
+
+    // Edge wedges between distinct faces.
+    for e in core.edges() {
+        let [f, g] = e.facets;
+        let (i, j) = (face_of[f as usize], face_of[g as usize]);
+        if i == j {
+            continue;
+        }
+        let (n1, n2) = (planes[i as usize].normal, planes[j as usize].normal);
+        let p = vertices[e.vertices[0] as usize] - origin;
+        let q = vertices[e.vertices[1] as usize] - origin;
+        let length = p.distance(q);
+        let cross = n1.cross(n2);
+        let phi = cross.length().atan2(n1.dot(n2));
+        if length == 0.0 || phi == 0.0 {
+            continue;
+        }
+        let mut axis = (q - p) / length;
+        if cross.dot(axis) < 0.0 {
+            axis = -axis;
+        }
+        let u = (n1 - axis * n1.dot(axis)).normalize();
+        let w = axis.cross(u);
+        let mid = 0.5 * (p + q);
+        let (sin_phi, cos_phi) = phi.sin_cos();
+        let half_sin = (0.5 * phi).sin();
+        let g = u * sin_phi + w * (2.0 * half_sin * half_sin);
+        let sin_2phi = 2.0 * sin_phi * cos_phi;
+        let volume = 0.5 * phi * r * r * length;
+        let r3l = r * r * r / 3.0 * length;
+        let r4l = r * r * r * r / 4.0 * length;
+        let cross_section = outer(u, u) * (0.5 * phi + 0.25 * sin_2phi)
+            + outer(w, w) * (0.5 * phi - 0.25 * sin_2phi)
+            + sym_outer(u, w) * (0.5 * sin_phi * sin_phi);
+        total += Moments {
+            volume,
+            first: mid * volume + g * r3l,
+            second: outer(mid, mid) * volume
+                + outer(axis, axis) * (volume * length * length / 12.0)
+                + sym_outer(mid, g) * r3l
+                + cross_section * r4l,
+        };
+    }
+
+    // Vertex sectors over the normal cones.
+    let mut faces: Vec<u32> = Vec::new();
+    let mut cone: Vec<DVec3> = Vec::new();
+    for (v, &vertex) in vertices.iter().enumerate() {
+        vertex_faces(core, v, &mut faces);
+        if faces.len() < 3 {
+            // A vertex inside a face or an edge: its cone has no area.
+            continue;
+        }
+        cone.clear();
+        cone.extend(faces.iter().map(|&face| planes[face as usize].normal));
+        let (omega, a, b) = cone_integrals(&cone);
+        let p = vertex - origin;
+        let volume = r * r * r / 3.0 * omega;
+        let r4 = r * r * r * r / 4.0;
+        let r5 = r * r * r * r * r / 5.0;
+        total += Moments {
+            volume,
+            first: p * volume + a * r4,
+            second: outer(p, p) * volume + sym_outer(p, a) * r4 + b * r5,
+        };
+    }
+    total
+}
+
+/// The distinct faces (bounding-plane indices) around vertex `v`,
+/// counter-clockwise seen from outside, into `faces`. Their normals are the
+/// corners of the vertex's normal cone in the same order.
+fn vertex_faces(core: &ConvexPolyhedron, v: usize, faces: &mut Vec<u32>) {
+    // The fan runs clockwise seen from outside; the Gauss map keeps that
+    // sense, so reversing it gives a counter-clockwise polygon. Coplanar
+    // triangles around the vertex are consecutive in the fan.
+    faces.clear();
+    for &f in core.vertex_facets(v).iter().rev() {
+        let face = core.facet_bounding_plane()[f as usize];
+        if faces.last() != Some(&face) {
+            faces.push(face);
+        }
+    }
+    if faces.len() > 1 && faces.first() == faces.last() {
+        faces.pop();
+    }
+}
+
+/// Solid angle `Ω`, `∫ ν dω` and `∫ ν νᵀ dω` over the convex spherical
+/// polygon with unit corners `cone` (counter-clockwise seen from outside,
+/// within an open hemisphere), by the closed forms of the module docs.
+fn cone_integrals(cone: &[DVec3]) -> (f64, DVec3, DMat3) {
+    let centre = cone.iter().copied().sum::<DVec3>().normalize();
+    let mut omega = 0.0;
+    let mut a = DVec3::ZERO;
+    let mut flat_moments = DMat3::ZERO;
+    for (k, &nu) in cone.iter().enumerate() {
+        let next = cone[(k + 1) % cone.len()];
+        // det[c nu next], written with differences for nearly parallel
+        // corners.
+        let det = centre.dot((nu - centre).cross(next - centre));
+        let den = 1.0 + centre.dot(nu) + nu.dot(next) + next.dot(centre);
+        omega += 2.0 * det.atan2(den);
+        let cross = nu.cross(next);
+        let sin_len = cross.length();
+        if sin_len == 0.0 {
+            continue;
+        }
+        let theta = sin_len.atan2(nu.dot(next));
+        let m = cross / sin_len;
+        a += m * (0.5 * theta);
+        let tangent = m.cross(nu);
+        let half_sin = (0.5 * theta).sin();
+        let flat_first = (nu * theta.sin() + tangent * (2.0 * half_sin * half_sin)) / 3.0;
+        flat_moments += sym_outer(flat_first, m) * 0.5;
+    }
+    (omega, a, DMat3::IDENTITY * (omega / 3.0) + flat_moments)
 }
 
 impl SupportMap for RoundedPolyhedron {
@@ -211,6 +460,78 @@ mod tests {
         let k = contact_rounded(&a, &b).unwrap();
         assert!((k.gap - 0.1).abs() < 1e-12);
         assert!((k.normal - DVec3::X).length() < 1e-12);
+    }
+
+    #[test]
+    fn octant_cone_integrals() {
+        // Octant x, y, z >= 0: Ω = π/2, ∫ν = π/4 (1, 1, 1),
+        // ∫ν_i² = π/6 and ∫ν_i ν_j = 1/3 (i != j).
+        let (omega, a, b) = cone_integrals(&[DVec3::X, DVec3::Y, DVec3::Z]);
+        let pi = std::f64::consts::PI;
+        assert!((omega - pi / 2.0).abs() < 1e-15);
+        assert!((a - DVec3::splat(pi / 4.0)).length() < 1e-15);
+        for i in 0..3 {
+            for j in 0..3 {
+                let want = if i == j { pi / 6.0 } else { 1.0 / 3.0 };
+                assert!((b.col(j)[i] - want).abs() < 1e-15);
+            }
+        }
+    }
+
+    #[test]
+    fn vertex_cones_tile_the_sphere() {
+        // Around every vertex the cone comes out counter-clockwise (positive
+        // solid angle), and the cones of all vertices make up the sphere:
+        // Ω sums to 4π, ∫ν to zero and ∫ν νᵀ to 4π/3 1. Coplanar triangles
+        // (the box's) merge into one corner of the cone.
+        let pts = [
+            DVec3::new(0.9, 0.1, -0.3),
+            DVec3::new(-0.7, 0.5, 0.2),
+            DVec3::new(0.1, -0.8, 0.6),
+            DVec3::new(0.3, 0.6, 0.9),
+            DVec3::new(-0.2, -0.4, -0.9),
+            DVec3::new(0.5, -0.3, 0.1),
+            DVec3::new(-0.6, -0.5, 0.4),
+        ];
+        let blocks = [
+            ConvexPolyhedron::from_points(&pts).unwrap(),
+            ConvexPolyhedron::cuboid(DVec3::new(1.0, 2.0, 0.5)).unwrap(),
+        ];
+        for block in &blocks {
+            let mut omega = 0.0;
+            let mut a = DVec3::ZERO;
+            let mut b = DMat3::ZERO;
+            for v in 0..block.vertices().len() {
+                let mut faces = Vec::new();
+                vertex_faces(block, v, &mut faces);
+                let cone: Vec<DVec3> = faces
+                    .iter()
+                    .map(|&i| block.bounding_planes()[i as usize].normal)
+                    .collect();
+                let (o, av, bv) = cone_integrals(&cone);
+                assert!(o > 0.0);
+                omega += o;
+                a += av;
+                b += bv;
+            }
+            let pi = std::f64::consts::PI;
+            assert!((omega - 4.0 * pi).abs() < 1e-13);
+            assert!(a.length() < 1e-13);
+            for c in 0..3 {
+                assert!((b.col(c) - DMat3::IDENTITY.col(c) * (4.0 * pi / 3.0)).length() < 1e-13);
+            }
+        }
+    }
+
+    #[test]
+    fn rounded_extent_and_bounding_radius() {
+        let c = ConvexPolyhedron::cuboid(DVec3::new(1.0, 2.0, 3.0)).unwrap();
+        let r = RoundedPolyhedron::dilated(&c, 0.5).unwrap();
+        assert_eq!(
+            r.extent(),
+            (DVec3::new(-1.5, -2.5, -3.5), DVec3::new(1.5, 2.5, 3.5))
+        );
+        assert!((r.bounding_radius() - (14f64.sqrt() + 0.5)).abs() < 1e-15);
     }
 
     #[test]

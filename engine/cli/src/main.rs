@@ -51,13 +51,15 @@ enum Command {
 
 fn print_summary(s: &RunSummary) {
     let rate = s.steps as f64 / s.loop_seconds.max(1e-9);
+    // Balls and blocks alike are the bodies a step moves.
+    let bodies = s.balls + s.blocks;
     println!("steps           {}", s.steps);
     println!("simulated time  {:.6e} s", s.time);
     println!(
-        "wall time       {:.2} s ({:.0} steps/s, {:.3e} particle-steps/s)",
+        "wall time       {:.2} s ({:.0} steps/s, {:.3e} body-steps/s)",
         s.loop_seconds,
         rate,
-        rate * s.balls as f64
+        rate * bodies as f64
     );
     // Like the timing breakdown of LAMMPS: the share of the loop's wall
     // time per stage; "other" is output, progress bar and bookkeeping.
@@ -78,10 +80,10 @@ fn print_summary(s: &RunSummary) {
         println!("blocks          {}", s.blocks);
     }
     println!(
-        "contacts        {} ({} active, {:.3} active per ball)",
+        "contacts        {} ({} active, {:.3} active per body)",
         s.contacts,
         s.active,
-        s.active as f64 / s.balls.max(1) as f64
+        s.active as f64 / bodies.max(1) as f64
     );
     if let Some((step, a, b)) = s.fallbacks.first {
         let name = |p: talus_core::snapshot::PieceId| match p {

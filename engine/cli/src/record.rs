@@ -371,8 +371,9 @@ impl Recorder {
 
     /// One row per vertex of every block shape, in the shape's principal
     /// frame (centroid at the origin): a block's vertex `v` sits at
-    /// `R(q) v + c` in the world, `q` and `c` from the bodies table. Written
-    /// once per run.
+    /// `R(q) v + c` in the world, `q` and `c` from the bodies table. A
+    /// rounded shape's vertices are its core's, with the rounding radius on
+    /// every row. Written once per run.
     pub fn shape_vertices(&self, snap: &Snapshot<'_>) -> Frame {
         let n: usize = snap
             .shapes()
@@ -382,12 +383,14 @@ impl Recorder {
         let mut shape = Vec::with_capacity(n);
         let mut name = Vec::with_capacity(n);
         let mut vertex = Vec::with_capacity(n);
+        let mut rounding = Vec::with_capacity(n);
         let mut coords = Vec3Columns::with_capacity(n);
         for (k, s) in snap.shapes().iter().enumerate() {
             for (i, &v) in s.polyhedron.vertices().iter().enumerate() {
                 shape.push(k as i64);
                 name.push(s.name.clone());
                 vertex.push(i as u32);
+                rounding.push(s.rounding);
                 coords.push([v]);
             }
         }
@@ -413,7 +416,12 @@ impl Recorder {
                 "vertex in the shape's principal frame (centroid at the origin)",
             )],
         );
-        frame
+        frame.push(
+            "rounding",
+            "m",
+            "rounding radius: the block is its polyhedron dilated by a ball of this radius (0: sharp)",
+            Column::F64(rounding),
+        )
     }
 
     /// One row per triangle of every block shape's surface, its corners

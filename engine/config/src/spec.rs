@@ -263,7 +263,7 @@ pub(crate) const WALL_COMMON_KEYS: &[&str] = &[
 ];
 
 /// Keys every `[[shapes]]` table may have, whatever its kind.
-pub(crate) const SHAPE_COMMON_KEYS: &[&str] = &["name", "kind"];
+pub(crate) const SHAPE_COMMON_KEYS: &[&str] = &["name", "kind", "dilate", "erode"];
 /// Keys every `[[blocks]]` table may have, whatever its kind.
 pub(crate) const BLOCK_COMMON_KEYS: &[&str] = &[
     "kind", "shape", "shapes", "weights", "group", "density", "damping", "velocity", "spin", "fix",
@@ -722,6 +722,8 @@ pub(crate) struct ShapeSpec {
     pub hull: Option<S<bool>>,
     pub path: Option<S<String>>,
     pub scale: Option<S<Num<Unitless>>>,
+    pub dilate: Option<S<Num<Meters>>>,
+    pub erode: Option<S<Num<Meters>>>,
 }
 
 /// One row of `[[blocks]] kind = "list"`.

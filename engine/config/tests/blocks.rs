@@ -298,7 +298,7 @@ fn unknown_and_foreign_shape_keys() {
         "sizes",
         &[
             "unknown key 'sizes' in [[shapes]] #1",
-            "allowed for kind = \"box\": name, kind, size",
+            "allowed for kind = \"box\": name, kind, dilate, erode, size",
         ],
     );
     let text = shape("box", "size = [1, 1, 1]\nedge = 2\n");
@@ -310,7 +310,7 @@ fn unknown_and_foreign_shape_keys() {
         pos_after(&text, "edge = "),
         &[
             "'edge' does not apply to kind = \"box\"",
-            "name, kind, size",
+            "name, kind, dilate, erode, size",
         ],
     );
     let text = shape("sphere", "");
@@ -958,4 +958,41 @@ fn block_resolution_is_set_per_run_and_per_pair_of_groups() {
         "{RUN}[[models]]\nmodel = \"linear\"\ngroups = [\"*\", \"*\"]\nblock_resolution = \"exact\"\n"
     ));
     assert!(err.to_string().contains("exact"), "{err}");
+}
+
+/// `dilate = r` rounds a shape outwards (its polyhedron is the core),
+/// `erode = r` within its own faces (the core is moved in by r); a shape
+/// takes one or the other, and an erosion that would make the faces meet
+/// is refused with the shape's name.
+#[test]
+fn shapes_are_rounded_by_dilate_or_erode() {
+    let (a, b, c, r) = (0.1f64, 0.2f64, 0.4f64, 0.01f64);
+    let pi = std::f64::consts::PI;
+    let dilated = parse_ok(&format!("{RUN}{BRICK}dilate = {r}\n"));
+    let s = &dilated.shapes[0].shape;
+    assert_eq!(s.rounding, r);
+    let volume = a * b * c
+        + 2.0 * r * (a * b + b * c + c * a)
+        + pi * r * r * (a + b + c)
+        + 4.0 / 3.0 * pi * r.powi(3);
+    assert!((s.volume - volume).abs() < 1e-12 * volume);
+    // Eroded: the same outer box with rounded edges and corners.
+    let eroded = parse_ok(&format!("{RUN}{BRICK}erode = {r}\n"));
+    let s = &eroded.shapes[0].shape;
+    assert_eq!(s.rounding, r);
+    let lost = (4.0 - pi) * r * r * (a + b + c - 6.0 * r) + (8.0 - 4.0 / 3.0 * pi) * r.powi(3);
+    assert!((s.volume - (a * b * c - lost)).abs() < 1e-12 * a * b * c);
+    let both = parse_err(&format!("{RUN}{BRICK}dilate = {r}\nerode = {r}\n"));
+    assert!(
+        both.to_string().contains("both 'dilate' and 'erode'"),
+        "{both}"
+    );
+    let thin = parse_err(&format!("{RUN}{BRICK}erode = 0.06\n"));
+    let message = thin.to_string();
+    assert!(
+        message.contains("brick") && message.contains("eroded"),
+        "{message}"
+    );
+    let negative = parse_err(&format!("{RUN}{BRICK}dilate = -0.01\n"));
+    assert!(negative.to_string().contains("'dilate'"), "{negative}");
 }

@@ -14,7 +14,7 @@ use crate::error::SetupError;
 use crate::math::{Quat, Vec3};
 use crate::rigid::PrincipalInertia;
 use crate::sim::Simulation;
-use talus_geometry::{principal_frame, ConvexPolyhedron};
+use talus_geometry::{principal_frame, ConvexPolyhedron, RoundedPolyhedron};
 
 /// How the contacts of blocks (with blocks and with wall facets) are
 /// resolved, per pair of groups (`docs/physics.md`).
@@ -39,14 +39,18 @@ pub enum BlockResolution {
 pub struct BlockShape {
     /// Name, for messages and output.
     pub name: String,
-    /// The polyhedron in principal coordinates: centroid at the origin,
-    /// principal axes along x, y, z with ascending moments.
+    /// The polyhedron (the core of a rounded shape) in the principal
+    /// coordinates of the shape: its centroid at the origin, principal
+    /// axes along x, y, z with ascending moments.
     pub polyhedron: ConvexPolyhedron,
+    /// Rounding radius (m): the shape is the polyhedron dilated by a ball
+    /// of this radius (0: sharp).
+    pub rounding: f64,
     /// Volume (m^3).
     pub volume: f64,
     /// Principal moments of inertia for unit density (m^5).
     pub unit_moments: Vec3,
-    /// Distance from the centroid to the farthest vertex (m).
+    /// Distance from the centroid to the farthest point (m).
     pub radius: f64,
     /// Rotation from the principal frame to the frame the polyhedron was
     /// given in: a point `y` of [`BlockShape::polyhedron`] is the point
@@ -60,28 +64,70 @@ impl BlockShape {
     /// The shape of `polyhedron` (in any frame), moved to its principal
     /// frame.
     pub fn new(name: &str, polyhedron: &ConvexPolyhedron) -> Result<BlockShape, SetupError> {
-        let frame = principal_frame(polyhedron);
-        let poly = frame.block;
-        let volume = poly.volume();
-        let radius = poly
-            .vertices()
-            .iter()
-            .map(|v| v.length())
-            .fold(0.0, f64::max);
-        if !(volume > 0.0 && volume.is_finite() && frame.moments.min_element() > 0.0) {
-            return Err(SetupError::Shape {
-                shape: name.to_string(),
-                message: format!("the polyhedron has no volume (volume {volume:e} m^3)"),
-            });
+        Self::rounded(name, polyhedron, 0.0)
+    }
+
+    /// The shape of `core` (in any frame) dilated by a ball of radius
+    /// `rounding`, moved to the principal frame of the rounded solid (its
+    /// centroid and axes, which are the core's only for a symmetric core).
+    ///
+    /// # Errors
+    /// [`SetupError::Shape`] for a core without volume or a negative or
+    /// non-finite radius.
+    pub fn rounded(
+        name: &str,
+        core: &ConvexPolyhedron,
+        rounding: f64,
+    ) -> Result<BlockShape, SetupError> {
+        let fail = |message: String| SetupError::Shape {
+            shape: name.to_string(),
+            message,
+        };
+        if !(rounding >= 0.0 && rounding.is_finite()) {
+            return Err(fail(format!(
+                "the rounding radius must be finite and >= 0 (got {rounding:e} m)"
+            )));
+        }
+        let (mass, rotation, centroid) = if rounding == 0.0 {
+            let frame = principal_frame(core);
+            let m = *core.mass_properties();
+            (m, frame.rotation, frame.centroid)
+        } else {
+            let m = RoundedPolyhedron {
+                core: core.clone(),
+                radius: rounding,
+            }
+            .mass_properties();
+            (m, m.principal_rotation(), m.centroid)
+        };
+        let back = rotation.conjugate();
+        let poly = core.transformed(back, -(back * centroid));
+        let volume = mass.volume;
+        let radius = rounding
+            + poly
+                .vertices()
+                .iter()
+                .map(|v| v.length())
+                .fold(0.0, f64::max);
+        if !(volume > 0.0
+            && volume.is_finite()
+            && core.volume() > 0.0
+            && mass.principal_moments.min_element() > 0.0)
+        {
+            return Err(fail(format!(
+                "the polyhedron has no volume (volume {:e} m^3)",
+                core.volume()
+            )));
         }
         Ok(BlockShape {
             name: name.to_string(),
             volume,
-            unit_moments: frame.moments,
+            unit_moments: mass.principal_moments,
             radius,
             polyhedron: poly,
-            input_rotation: frame.rotation,
-            input_centroid: frame.centroid,
+            rounding,
+            input_rotation: rotation,
+            input_centroid: centroid,
         })
     }
 }

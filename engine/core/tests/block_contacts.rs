@@ -3,6 +3,8 @@
 //! conservation laws, the engine's contact planes against the geometry
 //! kernel's brute-force references, and the bits on one and two threads.
 
+mod common;
+
 use talus_core::math::Quat;
 use talus_core::snapshot::PieceId;
 use talus_core::BlockResolution as Resolution;
@@ -40,15 +42,9 @@ fn sim(gravity: f64, timestep: Timestep, resolution: Resolution) -> Simulation {
 
 fn block(shape: u32, pos: Vec3, orientation: Quat, damping: f64, fixed: bool) -> BlockInit {
     BlockInit {
-        shape,
-        pos,
-        orientation,
-        velocity: Vec3::ZERO,
-        spin: Vec3::ZERO,
-        density: 2000.0,
-        group: 0,
         damping,
         fixity: Fixity::from_flags([fixed; 6]),
+        ..common::block(shape, pos, orientation)
     }
 }
 

@@ -9,6 +9,8 @@
 //! impacts at faces, edges and corners; degenerate placements that must
 //! give finite contacts.
 
+mod common;
+
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use talus_core::math::Quat;
@@ -46,19 +48,7 @@ fn sim(timestep: Timestep, resolution: Resolution) -> Simulation {
     })
 }
 
-fn block(shape: u32, pos: Vec3, orientation: Quat) -> BlockInit {
-    BlockInit {
-        shape,
-        pos,
-        orientation,
-        velocity: Vec3::ZERO,
-        spin: Vec3::ZERO,
-        density: 2000.0,
-        group: 0,
-        damping: 0.0,
-        fixity: Fixity::from_flags([false; 6]),
-    }
-}
+use common::{block, pebble, random_direction};
 
 /// The orientation of a block of `shape` turned by `turn` from the frame
 /// its polyhedron was written in (blocks are placed by their principal
@@ -126,20 +116,6 @@ fn random_rotation(rng: &mut ChaCha8Rng) -> Quat {
         b * (tau * u3).cos(),
     )
     .normalize()
-}
-
-fn random_direction(rng: &mut ChaCha8Rng) -> Vec3 {
-    loop {
-        let v = Vec3::new(
-            rng.random_range(-1.0..1.0),
-            rng.random_range(-1.0..1.0),
-            rng.random_range(-1.0..1.0),
-        );
-        let l = v.length();
-        if (0.1..=1.0).contains(&l) {
-            return v / l;
-        }
-    }
 }
 
 // ---------------------------------------------------------------------
@@ -953,16 +929,6 @@ const IMPACTS: [Impact; 4] = [
 ];
 
 /// A small random block of 8 to 12 vertices.
-fn pebble(seed: u64) -> ConvexPolyhedron {
-    let spec = RandomBlock {
-        semi_axes: Vec3::new(0.012, 0.01, 0.008),
-        min_vertices: 8,
-        max_vertices: 12,
-        roughness: 0.2,
-    };
-    random_block(&spec, seed).unwrap()
-}
-
 /// What one impact gives: kinetic energy and momentum before and after,
 /// the scale of the momentum, and the cycles with the blocks in contact.
 struct Outcome {

@@ -7,8 +7,10 @@
 //! for a random shape a vertex range `4 <= min <= max` and a roughness in
 //! [0, 1); for a vertex list at least four points spanning a volume, each
 //! a corner of their hull unless `hull = true`; for a mesh file a known
-//! format and objects that are each closed and convex. Every shape has a
-//! volume and is stored in its principal frame.
+//! format and objects that are each closed and convex; at most one of
+//! `dilate` and `erode`, a radius >= 0, and an erosion that leaves a core.
+//! Every shape has a volume and is stored in the principal frame of the
+//! (rounded) solid.
 
 use std::ops::Range;
 use std::path::Path;
@@ -23,8 +25,8 @@ use crate::types::ShapeSource;
 use talus_core::math::{v3, Vec3};
 use talus_core::BlockShape;
 use talus_geometry::{
-    blocks_from_file, box_block, octahedron_block, prism_block, random_block, tetrahedron_block,
-    ConvexPolyhedron, MeshErrorKind, RandomBlock,
+    blocks_from_file, box_block, erode, octahedron_block, prism_block, random_block,
+    tetrahedron_block, ConvexPolyhedron, MeshErrorKind, RandomBlock,
 };
 
 /// One `[[shapes]]` table: one shape, or one per object of a mesh file.
@@ -87,6 +89,7 @@ pub(super) fn shape_sources(
             "m",
         )
     };
+    let round = rounding(ctx, &s, table)?;
     // Where a failure of the geometry kernel is reported.
     let mut at = table_span.clone();
 
@@ -131,24 +134,82 @@ pub(super) fn shape_sources(
             let hull = s.hull.as_ref().is_some_and(|h| *h.get_ref());
             Ok(vertex_shape(ctx, points, hull, table)?)
         }
-        ShapeKindSpec::Mesh => return mesh_shapes(ctx, &s, name, table, location, &require),
+        ShapeKindSpec::Mesh => return mesh_shapes(ctx, &s, name, table, location, round, &require),
     };
     let poly = built.map_err(|e| ctx.invalid(&at, format!("{table}: {e}")))?;
     Ok(vec![ShapeSource {
         location,
-        shape: shape(ctx, &at, name, &poly, table)?,
+        shape: shape(ctx, &at, name, &poly, table, round)?,
     }])
 }
 
-/// The engine's shape (principal frame, volume, moments) of `poly`.
+/// How a shape is rounded (seed 001): `dilate = r` rounds it outwards (the
+/// polyhedron is the core), `erode = r` within its own faces (the core is
+/// the polyhedron with every face moved in by `r`).
+#[derive(Clone, Copy)]
+struct Rounding {
+    erode: bool,
+    radius: f64,
+    at: (usize, usize),
+}
+
+/// `dilate` or `erode` of a `[[shapes]]` table (at most one, >= 0).
+fn rounding(ctx: &Ctx<'_>, s: &ShapeSpec, table: &str) -> Result<Option<Rounding>> {
+    let (key, v, erode) = match (&s.dilate, &s.erode) {
+        (None, None) => return Ok(None),
+        (Some(_), Some(e)) => {
+            return Err(ctx.invalid(
+                &e.span(),
+                format!("{table} has both 'dilate' and 'erode'; a shape is rounded one way"),
+            ))
+        }
+        (Some(d), None) => ("dilate", d, false),
+        (None, Some(e)) => ("erode", e, true),
+    };
+    let radius = v.get_ref().0;
+    if !(radius >= 0.0 && radius.is_finite()) {
+        return Err(ctx.invalid(
+            &v.span(),
+            format!("'{key}' in {table} must be a rounding radius >= 0 m, got {radius}"),
+        ));
+    }
+    let span = v.span();
+    Ok(Some(Rounding {
+        erode,
+        radius,
+        at: (span.start, span.end),
+    }))
+}
+
+/// The engine's shape (principal frame, volume, moments) of `poly`,
+/// rounded as asked.
 fn shape(
     ctx: &Ctx<'_>,
     at: &Range<usize>,
     name: &str,
     poly: &ConvexPolyhedron,
     table: &str,
+    round: Option<Rounding>,
 ) -> Result<BlockShape> {
-    BlockShape::new(name, poly).map_err(|e| ctx.invalid(at, format!("{table}: {e}")))
+    let Some(r) = round else {
+        return BlockShape::new(name, poly).map_err(|e| ctx.invalid(at, format!("{table}: {e}")));
+    };
+    let at = r.at.0..r.at.1;
+    let core = if r.erode {
+        erode(poly, r.radius).map_err(|e| {
+            ctx.invalid(
+                &at,
+                format!(
+                    "{table}: shape '{name}' cannot be eroded by {} m (its faces would meet): {e}",
+                    r.radius
+                ),
+            )
+        })?
+    } else {
+        poly.clone()
+    };
+    BlockShape::rounded(name, &core, r.radius)
+        .map_err(|e| ctx.invalid(&at, format!("{table}: {e}")))
 }
 
 /// `kind = "random"`: the vertex range, semi-axes, roughness (default 0)
@@ -277,6 +338,7 @@ fn mesh_shapes(
     name: &str,
     table: &str,
     location: crate::error::Location,
+    round: Option<Rounding>,
     require: &dyn Fn(&str) -> ConfigError,
 ) -> Result<Vec<ShapeSource>> {
     let path_spec = s.path.as_ref().ok_or_else(|| require("path"))?;
@@ -334,7 +396,7 @@ fn mesh_shapes(
         let full = format!("{name}/{}", object.name);
         shapes.push(ShapeSource {
             location: location.clone(),
-            shape: shape(ctx, &key_span, &full, &poly, table)?,
+            shape: shape(ctx, &key_span, &full, &poly, table, round)?,
         });
     }
     Ok(shapes)

@@ -35,6 +35,21 @@ fn closest(scene: &Scene<'_>, plane: &mut Plane, x: Vec3, block: usize) -> (Vec3
     (q * sp.point + c, sp.signed_distance, q * sp.normal)
 }
 
+/// The plane of ball `a` against block `b` (normal from the ball to the
+/// block, gap, location): the block's closest surface point to the ball's
+/// centre, a rounded block's surface lying `rounding` out from its core's.
+#[inline(always)]
+fn ball_block_plane(scene: &Scene<'_>, plane: &mut Plane, a: usize, b: usize) -> (Vec3, f64, Vec3) {
+    let (ra, xa) = (scene.radius[a], scene.pos[a]);
+    let (point, distance, outward) = closest(scene, plane, xa, b);
+    let k = &scene.blocks;
+    let rounding = k.shapes[k.shape[b] as usize].rounding;
+    // From the ball towards the block: against the outward normal.
+    let n = -outward;
+    let xc = 0.5 * (xa + n * ra + point + outward * rounding);
+    (n, distance - ra - rounding, xc)
+}
+
 impl PairKernel for BallBlock {
     const PAIR: PairKind = PairKind::BallBlock;
 
@@ -58,14 +73,10 @@ impl PairKernel for BallBlock {
                 return None;
             }
         }
-        let (point, distance, outward) = closest(scene, plane, xa, b);
-        let gap = distance - ra;
+        let (n, gap, xc) = ball_block_plane(scene, plane, a, b);
         if released && gap > 0.0 {
             return None;
         }
-        // From the ball towards the block: against the outward normal.
-        let n = -outward;
-        let xc = 0.5 * (xa + n * ra + point);
         Some(Found {
             n,
             gap,
@@ -115,12 +126,7 @@ impl PairKernel for BallBlock {
     }
 
     fn refresh(scene: &Scene<'_>, plane: &mut Plane, _cache: &mut [f64], a: Piece, b: Piece) {
-        let (a, b) = (a.index(), b.index());
-        let (ra, xa) = (scene.radius[a], scene.pos[a]);
-        let (point, distance, outward) = closest(scene, plane, xa, b);
-        plane.n = -outward;
-        plane.gap = distance - ra;
-        plane.xc = 0.5 * (xa + plane.n * ra + point);
+        (plane.n, plane.gap, plane.xc) = ball_block_plane(scene, plane, a.index(), b.index());
     }
 
     fn effective_mass(masses: &Masses<'_>, a: Piece, b: Piece) -> f64 {

@@ -96,16 +96,84 @@ pub(super) fn set_vec(cache: &mut [f64], at: usize, v: Vec3) {
     cache[at..at + 3].copy_from_slice(&v.to_array());
 }
 
-/// The pair in end1's frame: end1 `a` at the origin unturned, end2 given
-/// by its support map `b` in that frame and built as a polyhedron by
-/// `build_b` only when the two overlap. `None` when a query fails (a
-/// support point that is not finite, an iteration cap, no polyhedron):
-/// the caller keeps the contact's last plane. With `jacobian` a full
-/// resolution answer also carries the area vector's whole gradient.
-pub(super) fn query<S: SupportMap>(
+/// End2 of a block contact as seen from end1's frame: a support map that
+/// can be moved, and built as a polyhedron when the two overlap.
+pub(super) trait Other: SupportMap + Sized {
+    /// The same end moved by `by`.
+    fn shifted(&self, by: Vec3) -> Self;
+    /// The end as a polyhedron (`None` when it cannot be built).
+    fn polyhedron(&self) -> Option<ConvexPolyhedron>;
+}
+
+impl Other for Posed<'_, ConvexPolyhedron> {
+    fn shifted(&self, by: Vec3) -> Self {
+        Posed {
+            translation: self.translation + by,
+            ..*self
+        }
+    }
+
+    fn polyhedron(&self) -> Option<ConvexPolyhedron> {
+        Some(self.shape.transformed(self.rotation, self.translation))
+    }
+}
+
+/// The pair of rounded blocks in end1's frame: the cores `a` and `b`,
+/// rounded by `radii` (seed 001's erode and dilate). The cores' query
+/// gives the separation `g` and normal `n`; the rounded surfaces are
+/// `g - r1 - r2` apart, between the points `r1` and `r2` off the cores'.
+/// Where they overlap, the cores are displaced towards each other by
+/// `(r1 + r2) / 2` each along `n`, so that they overlap by as much, and
+/// resolved as sharp blocks are; the location is moved back halfway.
+/// Without rounding, the sharp query.
+pub(super) fn query_rounded<B: Other>(
     a: &ConvexPolyhedron,
-    b: &S,
-    build_b: impl FnOnce() -> Option<ConvexPolyhedron>,
+    b: &B,
+    radii: [f64; 2],
+    cache: &mut [f64],
+    jacobian: bool,
+) -> Option<Local> {
+    let s = radii[0] + radii[1];
+    if s == 0.0 {
+        return query(a, b, cache, jacobian);
+    }
+    // The cores' separation, keeping the interior point the displaced
+    // query left (the cores' own query would clear it when apart).
+    let kept = (vec_at(cache, slot::INTERIOR), cache[slot::MARGIN]);
+    let core = query(a, b, cache, false)?;
+    let gap = core.gap - s;
+    if gap > 0.0 {
+        return Some(Local {
+            gap,
+            xc: core.xc + core.n * (0.5 * (radii[0] - radii[1])),
+            volume: 0.0,
+            area: 0.0,
+            twist: 0.0,
+            gradient: None,
+            jacobian: None,
+            ..core
+        });
+    }
+    set_vec(cache, slot::INTERIOR, kept.0);
+    cache[slot::MARGIN] = kept.1;
+    let n = core.n;
+    let l = query(a, &b.shifted(-s * n), cache, jacobian)?;
+    Some(Local {
+        gap,
+        xc: l.xc + n * (0.5 * s),
+        ..l
+    })
+}
+
+/// The pair in end1's frame: end1 `a` at the origin unturned, end2 `b`
+/// in that frame, built as a polyhedron only when the two overlap. `None`
+/// when a query fails (a support point that is not finite, an iteration
+/// cap, no polyhedron): the caller keeps the contact's last plane. With
+/// `jacobian` a potential resolution answer also carries the area
+/// vector's whole gradient.
+pub(super) fn query<B: Other>(
+    a: &ConvexPolyhedron,
+    b: &B,
     cache: &mut [f64],
     jacobian: bool,
 ) -> Option<Local> {
@@ -134,7 +202,7 @@ pub(super) fn query<S: SupportMap>(
         Proximity::Overlapping(simplex) => simplex,
         _ => return None,
     };
-    let b = build_b()?;
+    let b = b.polyhedron()?;
     let pen = epa_from_simplex(a, &b, &simplex, EpaOptions::default()).ok()?;
     let depth = pen.depth.max(0.0);
     let reduced = |cache: &mut [f64]| {
@@ -333,8 +401,8 @@ fn resolve(scene: &Scene<'_>, cache: &mut [f64], i: usize, j: usize) -> Option<(
         rotation,
         translation,
     };
-    let build = || Some(sb.polyhedron.transformed(rotation, translation));
-    let Some(l) = query(&sa.polyhedron, &posed, build, cache, false) else {
+    let radii = [sa.rounding, sb.rounding];
+    let Some(l) = query_rounded(&sa.polyhedron, &posed, radii, cache, false) else {
         k.guard
             .note(k.step, Piece::block(i as u32), Piece::block(j as u32));
         return None;

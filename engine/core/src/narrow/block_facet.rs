@@ -23,7 +23,9 @@
 //! decides where the prism goes, and stays while the block overlaps the
 //! facet (a block pushed past the facet's plane is still pushed back).
 
-use super::block_block::{mode_of, overlap_of, query, set_vec, slot as base, vec_at};
+use super::block_block::{
+    mode_of, overlap_of, query_rounded, set_vec, slot as base, vec_at, Other,
+};
 use super::{
     add_block_end, facet_motion, plane_geometry, BlockScene, Found, Masses, PairKernel, Scene,
 };
@@ -39,7 +41,7 @@ use crate::sums::{End, Sums};
 use crate::wall::Wall;
 use crate::wall_logic::{self, Transfer};
 use rayon::prelude::*;
-use talus_geometry::{extrude_facet, SupportMap, Triangle};
+use talus_geometry::{extrude_facet, ConvexPolyhedron, SupportMap, Triangle};
 use talus_sdk::abi_stable::std_types::{RSlice, RSliceMut};
 use talus_sdk::{flags, ContactOutput, StateEvent};
 
@@ -73,6 +75,21 @@ mod slot {
 struct Swept {
     facet: Triangle,
     e: Vec3,
+}
+
+impl Other for Swept {
+    fn shifted(&self, by: Vec3) -> Self {
+        Swept {
+            facet: Triangle {
+                vertices: self.facet.vertices.map(|v| v + by),
+            },
+            e: self.e,
+        }
+    }
+
+    fn polyhedron(&self) -> Option<ConvexPolyhedron> {
+        extrude_facet(&self.facet, self.e, self.e.length()).ok()
+    }
 }
 
 impl SupportMap for Swept {
@@ -128,10 +145,10 @@ fn resolve(
     let e = normal * (-cache[slot::SIDE] * 2.0 * shape.radius);
     let facet = Triangle { vertices: local };
     let swept = Swept { facet, e };
-    let build = || extrude_facet(&facet, e, e.length()).ok();
     let note = || k.guard.note(k.step, Piece::block(i as u32), piece);
     let potential = mode_of(cache) == BlockResolution::Potential;
-    let Some(l) = query(&shape.polyhedron, &swept, build, cache, potential) else {
+    let radii = [shape.rounding, 0.0];
+    let Some(l) = query_rounded(&shape.polyhedron, &swept, radii, cache, potential) else {
         note();
         return None;
     };

@@ -1,8 +1,12 @@
 //! Helpers shared by the core's integration tests: a simulation with the
-//! linear model embedded, ball templates and flat meshes.
+//! linear model embedded, ball and block templates and flat meshes.
 #![allow(dead_code, reason = "each test binary uses a subset")]
 
-use talus_core::{BallInit, Settings, Simulation, Timestep, Vec3};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use talus_core::math::Quat;
+use talus_core::{BallInit, BlockInit, Fixity, Settings, Simulation, Timestep, Vec3};
+use talus_geometry::{random_block, ConvexPolyhedron, RandomBlock};
 
 pub const RADIUS: f64 = 0.01;
 pub const DENSITY: f64 = 2500.0;
@@ -63,4 +67,46 @@ pub fn flat_mesh(h: f64, n: usize) -> (Vec<[f64; 3]>, Vec<[u32; 3]>) {
         }
     }
     (v, t)
+}
+
+/// A block of `shape` at `pos` turned by `orientation`: at rest, free,
+/// undamped, density 2000 kg/m^3, group 0.
+pub fn block(shape: u32, pos: Vec3, orientation: Quat) -> BlockInit {
+    BlockInit {
+        shape,
+        pos,
+        orientation,
+        velocity: Vec3::ZERO,
+        spin: Vec3::ZERO,
+        density: 2000.0,
+        group: 0,
+        damping: 0.0,
+        fixity: Fixity::from_flags([false; 6]),
+    }
+}
+
+/// A unit vector drawn uniformly (by rejection from the cube).
+pub fn random_direction(rng: &mut ChaCha8Rng) -> Vec3 {
+    loop {
+        let v = Vec3::new(
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+        );
+        let l = v.length();
+        if (0.1..=1.0).contains(&l) {
+            return v / l;
+        }
+    }
+}
+
+/// A seeded random convex block of about 2 cm (8 to 12 corners).
+pub fn pebble(seed: u64) -> ConvexPolyhedron {
+    let spec = RandomBlock {
+        semi_axes: Vec3::new(0.012, 0.01, 0.008),
+        min_vertices: 8,
+        max_vertices: 12,
+        roughness: 0.2,
+    };
+    random_block(&spec, seed).unwrap()
 }

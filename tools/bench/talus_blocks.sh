@@ -2,7 +2,7 @@
 # Run the rigid-block benchmark case with talus from the Yade peer's start state and print one result line.
 # usage: tools/bench/talus_blocks.sh [N [STEPS]]     N default 1000, STEPS default 200 (a smoke run)
 # env: WARMUP (the state's warm-up steps; default 0), SEED (default 1), LAW (volume | linear; default volume),
-#      RESOLUTION (full | reduced: [run] block_resolution; default full), THREADS (default 1),
+#      RESOLUTION (full | reduced | potential: [run] block_resolution; default full), THREADS (default 1),
 #      TOL ([run] cell_tolerance in m; default: the engine's, a tenth of the smallest bounding radius),
 #      TALUS (binary; default target/release/talus, built if missing),
 #      STATE (the state files without extension; default tools/bench/out/blocks_N<N>_seed<SEED>_w<WARMUP>),
@@ -33,7 +33,7 @@ APY=${ARROW_PYTHON:-python3}
 $APY -c 'import pyarrow' 2> /dev/null || APY=/usr/bin/python3
 [ -x /usr/bin/time ] || { echo "/usr/bin/time not found: apt-get install -y time" >&2; exit 2; }
 case $LAW in volume|linear) ;; *) echo "LAW must be volume or linear" >&2; exit 2;; esac
-case $RESOLUTION in full|reduced) ;; *) echo "RESOLUTION must be full or reduced" >&2; exit 2;; esac
+case $RESOLUTION in full|reduced|potential) ;; *) echo "RESOLUTION must be full, reduced or potential" >&2; exit 2;; esac
 mkdir -p "$OUTB"
 if [ ! -x "$TALUS" ]; then
   (cd "$ROOT" && cargo build --release -p talus >&2)

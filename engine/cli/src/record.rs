@@ -385,13 +385,20 @@ impl Recorder {
         let mut vertex = Vec::with_capacity(n);
         let mut rounding = Vec::with_capacity(n);
         let mut coords = Vec3Columns::with_capacity(n);
+        let mut written = Vec3Columns::with_capacity(n);
+        let mut turn: [Vec<f64>; 4] = std::array::from_fn(|_| Vec::with_capacity(n));
         for (k, s) in snap.shapes().iter().enumerate() {
+            let q = s.input_rotation;
             for (i, &v) in s.polyhedron.vertices().iter().enumerate() {
                 shape.push(k as i64);
                 name.push(s.name.clone());
                 vertex.push(i as u32);
                 rounding.push(s.rounding);
                 coords.push([v]);
+                written.push([s.input_centroid]);
+                for (col, x) in turn.iter_mut().zip([q.w, q.x, q.y, q.z]) {
+                    col.push(x);
+                }
             }
         }
         let mut frame = Frame::new()
@@ -416,12 +423,36 @@ impl Recorder {
                 "vertex in the shape's principal frame (centroid at the origin)",
             )],
         );
-        frame.push(
+        let mut frame = frame.push(
             "rounding",
             "m",
             "rounding radius: the block is its polyhedron dilated by a ball of this radius (0: sharp)",
             Column::F64(rounding),
-        )
+        );
+        // Where the principal frame sits in the frame the shape was
+        // written in: a config orientation is q * conj(frame_q).
+        written.add_to(
+            &mut frame,
+            &[(
+                ["frame_x", "frame_y", "frame_z"],
+                "m",
+                "the shape's centroid in the frame it was written in",
+            )],
+        );
+        for (name, col) in ["frame_qw", "frame_qx", "frame_qy", "frame_qz"]
+            .into_iter()
+            .zip(turn)
+        {
+            frame.add(
+                Field::new(
+                    name,
+                    "-",
+                    "rotation from the principal frame to the frame the shape was written in",
+                ),
+                Column::F64(col),
+            );
+        }
+        frame
     }
 
     /// One row per triangle of every block shape's surface, its corners

@@ -157,13 +157,44 @@ for (shape,), f in faces.group_by("shape"):
     assert (np.einsum("ij,ij->i", normal, (a + b + c) / 3.0) > 0).all(), shape
     # Closed surface: the divergence theorem gives the volume, > 0.
     assert np.einsum("ij,ij->i", a, np.cross(b, c)).sum() > 0
+
+
+def qmul(p, q):
+    w1, x1, y1, z1 = p
+    w2, x2, y2, z2 = q
+    return np.array([
+        w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
+        w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+        w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
+        w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
+    ])
+
+
+# Poses back into a config: the orientation q * conj(frame_q) turns the
+# shape's written frame, the centroid is the position (the written one's
+# centroid for a block listed without a position).
+bodies = pl.read_parquet(f"{out}/bodies/*.parquet").filter(pl.col("step") == 0)
+for bid, (pos, q_cfg) in ref["poses"].items():
+    b = bodies.filter(pl.col("id") == int(bid)).row(0, named=True)
+    s = verts.filter(pl.col("shape") == b["shape"]).row(0, named=True)
+    q = np.array([b["qw"], b["qx"], b["qy"], b["qz"]])
+    back = np.array([s["frame_qw"], -s["frame_qx"], -s["frame_qy"], -s["frame_qz"]])
+    got, e = qmul(q, back), np.array(q_cfg)
+    err = min(np.abs(got - e).max(), np.abs(got + e).max())
+    assert err <= 1e-12, f"block {bid}: orientation {got} vs the config's {e}"
+    if pos is None:
+        pos = [s["frame_x"], s["frame_y"], s["frame_z"]]
+    off = np.abs(np.array([b["x"], b["y"], b["z"]]) - np.array(pos)).max()
+    assert off <= 1e-12, f"block {bid}: position off by {off}"
 print(f"ok: {n} vertices within {worst:.1e} m")
 "#;
 
 /// Runs `blocks`, rebuilds its blocks in Python from the dataset and
 /// checks them against the engine at the last step and against `start`
-/// (block id -> corners the config asks for) at step 0.
-fn rebuild_case(case: &str, blocks: &str, start: serde_json::Value) {
+/// (block id -> corners the config asks for) at step 0, and the poses a
+/// config would give them back against `poses` (block id -> position,
+/// or null for a block listed without one, and orientation `[w, x, y, z]`).
+fn rebuild_case(case: &str, blocks: &str, start: serde_json::Value, poses: serde_json::Value) {
     let tmp = tempfile::tempdir().unwrap();
     let cfg_path = tmp.path().join(format!("{case}.toml"));
     std::fs::write(&cfg_path, config(blocks)).unwrap();
@@ -189,7 +220,7 @@ fn rebuild_case(case: &str, blocks: &str, start: serde_json::Value) {
         sim.blocks().orientation[0].dot(q0).abs() < 0.9999,
         "{case}: the block turns"
     );
-    let reference = json!({ "last": engine_vertices(&mut sim), "start": start });
+    let reference = json!({ "last": engine_vertices(&mut sim), "start": start, "poses": poses });
     let ref_path = tmp.path().join("reference.json");
     std::fs::write(&ref_path, reference.to_string()).unwrap();
 
@@ -235,18 +266,25 @@ fn recorded_pose_rebuilds_a_turned_spinning_brick() {
         let corner = Vec3::new(0.1 * s(0), 0.2 * s(1), 0.4 * s(2));
         brick.push((turn * corner + Vec3::new(0.0, 0.0, 1.0)).to_array());
     }
-    rebuild_case("brick", BRICK_ROW, json!({ "1": brick }));
+    let poses = json!({ "1": [[0.0, 0.0, 1.0], TURN] });
+    rebuild_case("brick", BRICK_ROW, json!({ "1": brick }), poses);
 }
 
 #[test]
 fn recorded_pose_rebuilds_a_block_given_by_its_corners() {
     // Step 0: the wedge's corners as written (no pos, no orientation).
-    rebuild_case("wedge", WEDGE_ROW, json!({ "1": WEDGE }));
+    let poses = json!({ "1": [null, [1.0, 0.0, 0.0, 0.0]] });
+    rebuild_case("wedge", WEDGE_ROW, json!({ "1": WEDGE }), poses);
 }
 
 #[test]
 fn recorded_pose_rebuilds_a_randomly_oriented_block() {
-    rebuild_case("fill", &FILL.replace("count = 5", "count = 1"), json!({}));
+    rebuild_case(
+        "fill",
+        &FILL.replace("count = 5", "count = 1"),
+        json!({}),
+        json!({}),
+    );
 }
 
 #[test]

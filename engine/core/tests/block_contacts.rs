@@ -598,3 +598,47 @@ fn a_block_pressed_into_many_facets_feels_one_facet() {
         );
     }
 }
+
+/// A cube dropped on a one-facet floor from above (the facet's front):
+/// with the front side inactive it falls through without any force; with
+/// the back side inactive it rests on the floor, its weight carried.
+#[test]
+fn a_block_meets_only_the_active_sides_of_a_facet() {
+    use talus_core::wall::{BACK, FRONT};
+    for (inactive, rests) in [(FRONT, false), (BACK, true)] {
+        let mut s = sim(G, Timestep::Auto { safety: 0.5 }, Resolution::Full);
+        let cube = shape(&mut s, "cube", Vec3::splat(0.2));
+        let q = turned(&s, cube, Quat::IDENTITY);
+        s.add_block(block(cube, Vec3::new(0.1, 0.0, 0.11), q, 0.7, false))
+            .unwrap();
+        let big = [[-3.0, -3.0, 0.0], [3.0, -3.0, 0.0], [0.0, 3.0, 0.0]];
+        let mut wall = talus_core::Wall::new("floor", &big, &[[0, 1, 2]], None).unwrap();
+        wall.inactive[0] = inactive;
+        let g = s.group("g");
+        s.add_wall(wall, g);
+        linear(&mut s, [1e6, 5e5, 0.5, 0.0, 0.0]);
+        s.prepare().unwrap();
+        let mut most_force: f64 = 0.0;
+        for _ in 0..20_000 {
+            s.cycle().unwrap();
+            most_force = most_force.max(s.blocks().force[0].length());
+        }
+        let k = s.blocks();
+        let weight = k.mass[0] * G;
+        if rests {
+            assert!(
+                ((k.force[0].z - weight) / weight).abs() < 1e-9,
+                "{}",
+                k.force[0]
+            );
+            assert!(
+                (k.pos[0].z - (0.1 - weight / 1e6)).abs() < 1e-9,
+                "{}",
+                k.pos[0]
+            );
+        } else {
+            assert_eq!(most_force, 0.0);
+            assert!(k.pos[0].z < -1.0, "{}", k.pos[0]);
+        }
+    }
+}

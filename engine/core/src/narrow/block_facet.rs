@@ -38,7 +38,7 @@ use crate::math::{Quat, Vec3};
 use crate::piece::{PairKind, Piece};
 use crate::sim::Simulation;
 use crate::sums::{End, Sums};
-use crate::wall::Wall;
+use crate::wall::{Wall, BACK, FRONT};
 use crate::wall_logic::{self, Transfer};
 use rayon::prelude::*;
 use talus_geometry::{extrude_facet, ConvexPolyhedron, SupportMap, Triangle};
@@ -331,13 +331,21 @@ impl Simulation {
                         if let Some(found) = resolve(&k, wall, facet, cache, end1[j].index()) {
                             store(cache, found);
                         }
+                        // A block on a side of the facet marked inactive
+                        // (the side decided while apart) meets nothing.
+                        let side = if cache[slot::SIDE] < 0.0 { BACK } else { FRONT };
+                        if wall.inactive[f as usize] & side != 0 {
+                            s.flags = (s.flags | flags::SUPPRESSED) & !CARRIED;
+                        }
                     }
                 });
             // The contacts that overlap or carried last step, by (block,
             // wall, slot).
             let mut touching: Vec<(u32, u32, u32)> = (0..st.len())
                 .filter(|&s| {
-                    st.cache[s * slot::LEN + slot::GAP] < 0.0 || st.setup[s].flags & CARRIED != 0
+                    let flags = st.setup[s].flags;
+                    (st.cache[s * slot::LEN + slot::GAP] < 0.0 || flags & CARRIED != 0)
+                        && flags & flags::SUPPRESSED == 0
                 })
                 .map(|s| {
                     let wall = owner[st.end2[s].index()].0;

@@ -198,21 +198,26 @@ fn polygon_area_centroid(vertices: &[DVec3], ring: &[u32]) -> (DVec3, DVec3) {
     (s, c)
 }
 
+/// End1's pressed surface with the line of action of the overlap volume's
+/// gradient and the area vector's gradient about it (see
+/// [`OverlapPolyhedron::pressed_contact`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PressedContact {
+    /// The pressed surface, its moment about the overlap's centroid.
+    pub surface: PressedSurface,
+    /// The point of the line of action nearest the centroid `c`:
+    /// `c + n x M(c) / |S|`, `n = S / |S|` [m].
+    pub location: DVec3,
+    /// Row `k`: the gradient of the area vector's component `k` under a
+    /// translation, then a rotation about `location`, of end2 [m, m^2].
+    pub jacobian: [[DVec3; 2]; 3],
+}
+
 impl OverlapPolyhedron {
     /// End1's faces inside end2 as one area vector and its moment about
     /// `about` (see [`PressedSurface`]).
     pub fn pressed_surface(&self, about: DVec3) -> PressedSurface {
-        let mut out = PressedSurface::default();
-        for f in self.faces() {
-            if f.end != End::End1 {
-                continue;
-            }
-            let (s, c) = polygon_area_centroid(&self.vertices, &f.corners);
-            let sf = f.plane.normal * s.length();
-            out.area_vector += sf;
-            out.moment += (c - about).cross(sf);
-        }
-        out
+        pressed_of(&self.vertices, &self.faces(), about)
     }
 
     /// The gradient of `n . S` (the contact area when `n` is the direction
@@ -231,20 +236,47 @@ impl OverlapPolyhedron {
     /// to dependent (`|det| < 1e-12`, a point where the gradient is not
     /// defined) adds nothing.
     pub fn area_gradient(&self, n: DVec3, about: DVec3) -> [DVec3; 2] {
-        let (mut du, mut dw) = (DVec3::ZERO, DVec3::ZERO);
-        for f in self.faces() {
+        let j = self.area_jacobian(&self.faces(), about);
+        [0, 1].map(|m| j[0][m] * n.x + j[1][m] * n.y + j[2][m] * n.z)
+    }
+
+    /// The pressed surface, the line of action of the volume's gradient and
+    /// the area vector's whole gradient about it, from one listing of the
+    /// overlap's faces; `None` when end1 has no surface inside end2.
+    pub fn pressed_contact(&self) -> Option<PressedContact> {
+        let faces = self.faces();
+        let surface = pressed_of(&self.vertices, &faces, self.centroid);
+        let area = surface.area_vector.length();
+        if area.is_nan() || area <= 0.0 {
+            return None;
+        }
+        let n = surface.area_vector / area;
+        let location = self.centroid + n.cross(surface.moment / area);
+        Some(PressedContact {
+            surface,
+            location,
+            jacobian: self.area_jacobian(&faces, location),
+        })
+    }
+
+    /// Row `k`: the gradient of the area vector's component `k` (see
+    /// [`OverlapPolyhedron::area_gradient`], with `n` the axis `k`).
+    fn area_jacobian(&self, faces: &[OverlapFace], about: DVec3) -> [[DVec3; 2]; 3] {
+        let mut rows = [[DVec3::ZERO; 2]; 3];
+        for f in faces {
             if f.end != End::End1 {
                 continue;
             }
             let m = f.plane.normal;
-            let weight = n.dot(m);
             let ring = &f.corners;
             let k = ring.len();
-            if k < 3 || weight == 0.0 {
+            if k < 3 {
                 continue;
             }
             let (s, _) = polygon_area_centroid(&self.vertices, ring);
             let turn = if s.dot(m) < 0.0 { -1.0 } else { 1.0 };
+            // The gradient of this face's area.
+            let (mut du, mut dw) = (DVec3::ZERO, DVec3::ZERO);
             for j in 0..k {
                 let t = ring[j] as usize;
                 let x = self.vertices[t];
@@ -253,7 +285,7 @@ impl OverlapPolyhedron {
                     self.vertices[ring[(j + 1) % k] as usize],
                 );
                 // What this corner's motion adds: r . dx.
-                let r = (next - prev).cross(m) * (0.5 * turn * weight);
+                let r = (next - prev).cross(m) * (0.5 * turn);
                 let tri = self.dual_triangles[t];
                 let [ni, nj, nk] = tri.map(|p| self.planes[p as usize].normal);
                 let det = ni.dot(nj.cross(nk));
@@ -271,9 +303,29 @@ impl OverlapPolyhedron {
                     dw += (x - about).cross(mp) * g;
                 }
             }
+            for (row, mk) in rows.iter_mut().zip(m.to_array()) {
+                row[0] += mk * du;
+                row[1] += mk * dw;
+            }
         }
-        [du, dw]
+        rows
     }
+}
+
+/// End1's faces among `faces` (corners in `vertices`) as one area vector
+/// and its moment about `about`.
+fn pressed_of(vertices: &[DVec3], faces: &[OverlapFace], about: DVec3) -> PressedSurface {
+    let mut out = PressedSurface::default();
+    for f in faces {
+        if f.end != End::End1 {
+            continue;
+        }
+        let (s, c) = polygon_area_centroid(vertices, &f.corners);
+        let sf = f.plane.normal * s.length();
+        out.area_vector += sf;
+        out.moment += (c - about).cross(sf);
+    }
+    out
 }
 
 /// The resultant of an elastic foundation spread over an overlap, per unit

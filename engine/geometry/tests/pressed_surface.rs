@@ -105,6 +105,22 @@ fn pressed_surface_is_the_volume_gradient_and_area_gradient_matches_differences(
         let area = p.area_vector.length();
         let n = p.area_vector / area;
         let [gu, gw] = o.area_gradient(n, about);
+        // The one-pass answer: the same surface about the centroid, the
+        // line of action, and rows that are the axes' area gradients.
+        let pc = o.pressed_contact().unwrap();
+        let at_c = o.pressed_surface(o.centroid);
+        assert_eq!(pc.surface, at_c);
+        let at = o.centroid + n.cross(at_c.moment / area);
+        assert!((pc.location - at).length() < 1e-15 * (1.0 + at.length()));
+        for (row, axis) in pc.jacobian.iter().zip([DVec3::X, DVec3::Y, DVec3::Z]) {
+            let g = o.area_gradient(axis, pc.location);
+            for (x, y) in row.iter().zip(g) {
+                assert!(
+                    (*x - y).length() <= 1e-12 * (1.0 + y.length()),
+                    "case {case}"
+                );
+            }
+        }
         let h = 1e-6;
         for axis in [DVec3::X, DVec3::Y, DVec3::Z] {
             // Translation.

@@ -294,41 +294,45 @@ fn pressed(
     mode: BlockResolution,
     jacobian: bool,
 ) -> Local {
-    let surface = o.pressed_surface(o.centroid);
-    let area = surface.area_vector.length();
     let mut local = Local {
         n: penetration_normal,
         gap: 0.0,
         xc: o.centroid,
         volume: o.volume,
-        area,
+        area: 0.0,
         twist: 0.0,
         gradient: None,
         jacobian: None,
         fell_back: false,
     };
-    if area > 1e-12 * a.surface_area() && mode != BlockResolution::Potential {
-        local.n = surface.area_vector / area;
-    } else if area > 1e-12 * a.surface_area() {
-        let n = surface.area_vector / area;
-        let arm = surface.moment / area;
-        let xc = o.centroid + n.cross(arm);
-        // The gradient of n . S, from the three components' when asked
-        // for (it is linear in n).
-        let rows = jacobian.then(|| [Vec3::X, Vec3::Y, Vec3::Z].map(|e| o.area_gradient(e, xc)));
-        let gradient = match rows {
-            Some(j) => [0, 1].map(|m| j[0][m] * n.x + j[1][m] * n.y + j[2][m] * n.z),
-            None => o.area_gradient(n, xc),
-        };
-        let finite = gradient.iter().all(|g| g.is_finite())
-            && rows.is_none_or(|j| j.iter().flatten().all(|g| g.is_finite()));
-        if xc.is_finite() && finite {
-            local.n = n;
-            local.xc = xc;
-            local.twist = arm.dot(n);
-            local.gradient = Some(gradient);
-            local.jacobian = rows;
+    let enough = |area: f64| area > 1e-12 * a.surface_area();
+    if mode != BlockResolution::Potential {
+        let s = o.pressed_surface(o.centroid).area_vector;
+        local.area = s.length();
+        if enough(local.area) {
+            local.n = s / local.area;
         }
+        return local;
+    }
+    let Some(p) = o.pressed_contact() else {
+        return local;
+    };
+    let area = p.surface.area_vector.length();
+    local.area = area;
+    if !enough(area) {
+        return local;
+    }
+    let n = p.surface.area_vector / area;
+    // The gradient of n . S (linear in n) from the three components'.
+    let j = p.jacobian;
+    let gradient = [0, 1].map(|m| j[0][m] * n.x + j[1][m] * n.y + j[2][m] * n.z);
+    let finite = j.iter().flatten().all(|g| g.is_finite());
+    if p.location.is_finite() && finite {
+        local.n = n;
+        local.xc = p.location;
+        local.twist = p.surface.moment.dot(n) / area;
+        local.gradient = Some(gradient);
+        local.jacobian = jacobian.then_some(j);
     }
     local
 }

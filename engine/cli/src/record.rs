@@ -81,6 +81,14 @@ const BODY_VECTORS: [([&str; 3], &str, &str); 4] = [
 const BODY_CENTRE: [([&str; 3], &str, &str); 1] =
     [(["x", "y", "z"], "m", "centre (a block's centroid)")];
 
+/// Adds four unitless columns `names` (w, x, y, z) holding quaternions,
+/// each described by `doc`.
+fn add_quaternion(frame: &mut Frame, names: [&str; 4], doc: &str, cols: [Vec<f64>; 4]) {
+    for (name, col) in names.into_iter().zip(cols) {
+        frame.add(Field::new(name, "-", doc), Column::F64(col));
+    }
+}
+
 /// The orientation columns of the bodies table.
 const BODY_ORIENTATION: [&str; 4] = ["qw", "qx", "qy", "qz"];
 
@@ -355,16 +363,12 @@ impl Recorder {
             )
             .push("mass", "kg", "mass", Column::F64(mass));
         centre.add_to(&mut frame, &BODY_CENTRE);
-        for (name, col) in BODY_ORIENTATION.into_iter().zip(quat) {
-            frame.add(
-                Field::new(
-                    name,
-                    "-",
-                    "orientation quaternion, body (principal) frame to world; identity for balls",
-                ),
-                Column::F64(col),
-            );
-        }
+        add_quaternion(
+            &mut frame,
+            BODY_ORIENTATION,
+            "orientation quaternion, body (principal) frame to world; identity for balls",
+            quat,
+        );
         vectors.add_to(&mut frame, &BODY_VECTORS);
         frame
     }
@@ -439,19 +443,12 @@ impl Recorder {
                 "the shape's centroid in the frame it was written in",
             )],
         );
-        for (name, col) in ["frame_qw", "frame_qx", "frame_qy", "frame_qz"]
-            .into_iter()
-            .zip(turn)
-        {
-            frame.add(
-                Field::new(
-                    name,
-                    "-",
-                    "rotation from the principal frame to the frame the shape was written in",
-                ),
-                Column::F64(col),
-            );
-        }
+        add_quaternion(
+            &mut frame,
+            ["frame_qw", "frame_qx", "frame_qy", "frame_qz"],
+            "rotation from the principal frame to the frame the shape was written in",
+            turn,
+        );
         frame
     }
 

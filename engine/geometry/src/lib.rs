@@ -19,7 +19,9 @@
 //! adjacency and half-spaces; [`mass`] volume, centroid and inertia;
 //! [`support`] support mappings; [`gjk`] distance; [`epa`] penetration;
 //! [`closest`] ball–block closest point by traversal; [`overlap`] overlap
-//! polyhedron by duality and the fitted contact normal; [`cut`] plane cuts and
+//! polyhedron by duality and the fitted contact normal; [`pressed`] the
+//! overlap's gradients under a motion of one block (pressed surface, area,
+//! elastic foundation); [`cut`] plane cuts and
 //! the reduced contact; [`rounding`] erode/dilate and facet extrusion;
 //! [`shapes`] named and random block shapes and the principal frame;
 //! [`mesh`] blocks from OBJ/STL files, each object checked closed and
@@ -38,6 +40,7 @@ pub mod mass;
 pub mod mesh;
 pub mod overlap;
 pub mod polyhedron;
+pub mod pressed;
 pub mod rounding;
 pub mod shapes;
 pub mod support;
@@ -62,10 +65,11 @@ pub use mesh::{
     MeshError, MeshErrorKind, MeshFormat, MeshOptions,
 };
 pub use overlap::{
-    contact_rblock_rblock_volume, fit_contact_plane, overlap_polyhedron, End, Foundation,
-    OverlapCache, OverlapFace, OverlapPolyhedron, PressedSurface, VolumeContact,
+    contact_rblock_rblock_volume, fit_contact_plane, overlap_polyhedron, End, OverlapCache,
+    OverlapFace, OverlapPolyhedron, VolumeContact,
 };
 pub use polyhedron::{ConvexPolyhedron, Edge, Plane};
+pub use pressed::{Foundation, PressedContact, PressedSurface};
 pub use rounding::{
     contact_rounded, erode, extrude_facet, extrude_facet_away_from, RoundedContact,
     RoundedPolyhedron,

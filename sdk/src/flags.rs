@@ -20,3 +20,11 @@ pub const END2_FACET: u32 = 1 << 2;
 /// see it. Engines of sdk 0.1 gathered such contacts out of the batch
 /// instead.
 pub const IDLE: u32 = 1 << 3;
+
+/// The run installs a bond on this contact in this call (a `[[bonds]]`
+/// table of the config, at its step): a model that can bond starts a bond
+/// now, from the contact's present geometry; the others ignore it. Set on
+/// one call only; the engine sets it where the gap is below the table's
+/// and, with a wall, on the ball's one nearest facet contact. Added in sdk
+/// 0.3.3.
+pub const BOND: u32 = 1 << 4;

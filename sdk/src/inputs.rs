@@ -77,6 +77,13 @@ pub const TWIST_ARM: u32 = 7;
 /// Added in sdk 0.3.2.
 pub const AREA_GRADIENT: u32 = 8;
 
+/// Two numbers uniform in `[0, 1)`, width 1 each (width 2), fixed for the
+/// pair of pieces and the run's seed (`[run] seed`): the same on every
+/// step, thread count and resumed run, and independent from pair to pair.
+/// For properties with a scatter, drawn once per contact (a bond's
+/// strengths when it is installed). Added in sdk 0.3.3.
+pub const PAIR_RANDOM: u32 = 9;
+
 /// What the sdk says about one optional input id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct InputInfo {
@@ -149,6 +156,13 @@ pub const ALL: &[InputInfo] = &[
         width: 6,
         unit: "m, m^2/rad",
         doc: "contact area's gradient under end2's translation and rotation, in (n, s, t)",
+    },
+    InputInfo {
+        id: PAIR_RANDOM,
+        name: "pair_random",
+        width: 2,
+        unit: "-",
+        doc: "two uniform numbers in [0, 1) fixed for the pair of pieces and the run's seed",
     },
 ];
 

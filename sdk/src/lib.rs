@@ -64,6 +64,7 @@ mod descriptor;
 mod driver;
 pub mod flags;
 pub mod inputs;
+pub mod report;
 
 pub use abi::{ModelModRef, PluginModRef};
 pub use descriptor::{
@@ -124,7 +125,9 @@ pub struct ContactOutput {
     /// Activity after this call: [`STATUS_INACTIVE`], [`STATUS_COULD_BE_ACTIVE`]
     /// or [`STATUS_ACTIVE`].
     pub status: u32,
-    /// Reserved, keep zero.
+    /// Report bits of this call, see [`report`]; zero reports nothing.
+    /// (The field kept its first name so that plugins built before the
+    /// bits existed, which write zero here, still load.)
     pub reserved: u32,
 }
 
@@ -166,6 +169,15 @@ impl ContactOutput {
     #[inline]
     pub const fn with_moment(self, moment: [f64; 3]) -> ContactOutput {
         ContactOutput { moment, ..self }
+    }
+
+    /// This output with the [`report`] bits `bits` set as well.
+    #[inline]
+    pub const fn reporting(self, bits: u32) -> ContactOutput {
+        ContactOutput {
+            reserved: self.reserved | bits,
+            ..self
+        }
     }
 }
 

@@ -65,6 +65,8 @@ pub fn default_registry() -> Result<ModelRegistry> {
         .map_err(|e| anyhow!("embedded plugin: {e}"))?;
     reg.add_embedded(talus_plugin_volume::root_module())
         .map_err(|e| anyhow!("embedded plugin: {e}"))?;
+    reg.add_embedded(talus_plugin_linearbond::root_module())
+        .map_err(|e| anyhow!("embedded plugin: {e}"))?;
     Ok(reg)
 }
 
@@ -168,6 +170,13 @@ fn run_loaded(
     let recorder = record::Recorder::new(&sim.snapshot());
     let intervals = &cfg.output;
     let record = |sim: &mut Simulation, writer: &DatasetWriter, force: bool| -> Result<()> {
+        // Every broken bond is written, whatever the frame intervals.
+        let breaks = sim.take_bond_breaks();
+        if !breaks.is_empty() {
+            writer
+                .send(Table::Bonds, recorder.bonds(&breaks))
+                .map_err(|e| anyhow!("{e}"))?;
+        }
         let step = sim.step;
         let due = |every: u64| every > 0 && (force || step.is_multiple_of(every));
         let (contacts, bodies, walls) = (

@@ -10,7 +10,7 @@
 //! stores contacts or numbers bodies: the ids come with the rows.
 
 use talus_core::snapshot::ContactRow;
-use talus_core::{Snapshot, Vec3};
+use talus_core::{BondBreak, Snapshot, Vec3};
 use talus_output::{Column, Field, Frame};
 
 /// A model state column: its name in the output and, per model, the slot
@@ -516,7 +516,89 @@ impl Recorder {
         vectors.add_to(&mut frame, &WALL_VECTORS);
         frame
     }
+
+    /// One row per broken bond, each at its own step (rows come from
+    /// [`talus_core::Simulation::take_bond_breaks`]); the model's state
+    /// columns hold what the model kept at the break (the stresses at
+    /// failure among them).
+    pub fn bonds(&self, rows: &[BondBreak]) -> Frame {
+        let n = rows.len();
+        let mut step = Vec::with_capacity(n);
+        let mut time = Vec::with_capacity(n);
+        let mut id = Vec::with_capacity(n);
+        let mut end1 = Vec::with_capacity(n);
+        let mut end2 = Vec::with_capacity(n);
+        let mut body2 = Vec::with_capacity(n);
+        let mut facet = Vec::with_capacity(n);
+        let mut mode = Vec::with_capacity(n);
+        let mut position = Vec3Columns::<1>::with_capacity(n);
+        let mut state: Vec<Vec<Option<f64>>> = (0..self.state_columns.len())
+            .map(|_| Vec::with_capacity(n))
+            .collect();
+        for b in rows {
+            step.push(b.step);
+            time.push(b.time);
+            id.push(b.contact);
+            end1.push(b.end1.body());
+            end2.push(b.end2.facet().map_or(b.end2.body(), u64::from));
+            body2.push(b.end2.body());
+            facet.push(b.end2.facet().map_or(-1, i64::from));
+            mode.push(b.mode.name().to_string());
+            position.push([b.position]);
+            for (col, sc) in state.iter_mut().zip(&self.state_columns) {
+                col.push(sc.slot_of_model[b.model].map(|s| b.state[s]));
+            }
+        }
+        let mut f = Frame::new()
+            .push(
+                "step",
+                "-",
+                "cycle in which the bond broke",
+                Column::U64(step),
+            )
+            .push(
+                "time",
+                "s",
+                "simulated time at the end of that cycle",
+                Column::F64(time),
+            )
+            .push(
+                "id",
+                "-",
+                "contact id (as in the contacts table)",
+                Column::U64(id),
+            )
+            .push("end1", "-", "ball id of end1", Column::U64(end1))
+            .push(
+                "end2",
+                "-",
+                "ball id of end2, or facet index in its wall",
+                Column::U64(end2),
+            )
+            .push("body2", "-", "ball or wall id of end2", Column::U64(body2))
+            .push(
+                "facet",
+                "-",
+                "facet index for a bond to a wall, else -1",
+                Column::I64(facet),
+            )
+            .push(
+                "mode",
+                "",
+                "how it broke: tension or shear",
+                Column::Str(mode),
+            );
+        position.add_to(&mut f, &BOND_POSITION);
+        for (sc, col) in self.state_columns.iter().zip(state) {
+            f = f.push(&sc.name, &sc.unit, &sc.doc, Column::OptF64(col));
+        }
+        f
+    }
 }
+
+/// The location column of the bonds table.
+const BOND_POSITION: [([&str; 3], &str, &str); 1] =
+    [(["x", "y", "z"], "m", "contact location when the bond broke")];
 
 #[cfg(test)]
 mod tests {

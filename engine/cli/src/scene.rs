@@ -34,6 +34,7 @@ pub fn populate(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation>
         timestep: cfg.run.dt,
         cell_tolerance: cfg.run.cell_tolerance,
         block_resolution: cfg.run.block_resolution,
+        seed: cfg.run.seed,
     };
     let mut sim = Simulation::new(settings);
 
@@ -206,6 +207,25 @@ pub fn populate(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation>
         if let Some(r) = rule.block_resolution {
             sim.set_block_resolution(ga, gb, r);
         }
+    }
+    for rule in &cfg.bonds {
+        let mut ids = [0u16; 2];
+        for (id, name) in ids.iter_mut().zip(&rule.groups) {
+            let known = sim.group_names().iter().position(|g| g == name);
+            *id = known.ok_or_else(|| {
+                error_at(
+                    &rule.location,
+                    format!("[[bonds]]: no balls or walls are in group '{name}'"),
+                )
+            })? as u16;
+        }
+        let install = talus_core::BondInstall {
+            groups: (ids[0], ids[1]),
+            gap: rule.gap,
+            at: rule.at,
+        };
+        sim.install_bonds(install)
+            .map_err(|e| error_at(&rule.location, e))?;
     }
     Ok(sim)
 }

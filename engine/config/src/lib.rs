@@ -49,7 +49,7 @@ use std::path::Path;
 
 pub use error::{error_at, ConfigError, ErrorKind, Location};
 pub use types::{
-    BallKind, BallRow, BallSource, BlockKind, BlockRow, BlockSource, Duration, MeshData,
+    BallKind, BallRow, BallSource, BlockKind, BlockRow, BlockSource, BondRule, Duration, MeshData,
     ModelAssignment, OutputSettings, PluginPath, RunConfig, RunSettings, ShapeSource, WallSource,
 };
 

@@ -542,6 +542,8 @@ pub(crate) struct ConfigSpec {
     pub shapes: Vec<S<ShapeSpec>>,
     #[serde(default)]
     pub blocks: Vec<S<BlockSpec>>,
+    #[serde(default)]
+    pub bonds: Vec<S<BondSpec>>,
     pub output: Option<S<OutputSpec>>,
 }
 
@@ -575,6 +577,16 @@ pub(crate) struct ModelSpec {
     pub groups: S<Vec<S<String>>>,
     pub properties: Option<S<PropertiesSpec>>,
     pub block_resolution: Option<S<BlockResolutionSpec>>,
+}
+
+/// `[[bonds]]`.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table [[bonds]]")]
+pub(crate) struct BondSpec {
+    pub groups: S<Vec<S<String>>>,
+    pub gap: Option<S<Num<Meters>>>,
+    pub at_step: Option<S<Int>>,
+    pub at_time: Option<S<Num<Seconds>>>,
 }
 
 /// `region = { min = [..], max = [..] }`.

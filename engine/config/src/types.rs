@@ -45,6 +45,8 @@ pub struct RunConfig {
     pub shapes: Vec<ShapeSource>,
     /// `[[blocks]]`, in file order.
     pub blocks: Vec<BlockSource>,
+    /// `[[bonds]]`, in file order.
+    pub bonds: Vec<BondRule>,
     /// `[output]`.
     pub output: OutputSettings,
 }
@@ -137,6 +139,21 @@ pub struct ModelAssignment {
     /// (`block_resolution`); `None` takes `[run] block_resolution`.
     pub block_resolution: Option<BlockResolution>,
     /// The `[[models]]` table.
+    pub location: Location,
+}
+
+/// `[[bonds]]`: bond the contacts between two groups whose gap is below
+/// a value, once, at a step or a time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BondRule {
+    /// The two groups (no wildcard); order is irrelevant.
+    pub groups: [String; 2],
+    /// Contacts whose gap is below this bond (m). Default 0: touching or
+    /// overlapping pieces.
+    pub gap: f64,
+    /// When. Default: step 0, before the first cycle.
+    pub at: talus_core::BondTime,
+    /// The `[[bonds]]` table.
     pub location: Location,
 }
 

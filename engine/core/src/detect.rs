@@ -1,5 +1,5 @@
 //! Contact detection: re-binning in the cell space, dropping contacts whose
-//! pieces' cell extents parted, creating contacts for new candidate pairs
+//! pieces' cell extents parted (unless their model holds them), creating contacts for new candidate pairs
 //! in the lane of their model and pair kind, and keeping each lane's
 //! chunks grouped by busy and idle contacts.
 //!
@@ -9,7 +9,7 @@
 //! in sorted pair order, so ids do not depend on the thread count.
 
 use crate::body::{walls, BallsRef, BlocksRef};
-use crate::contact::{ContactStore, BATCH, RELEASED};
+use crate::contact::{ContactStore, BATCH, HELD, RELEASED};
 use crate::narrow::Masses;
 use crate::piece::{pair_key, PairKind, Piece, PieceKind};
 use crate::sim::*;
@@ -50,6 +50,22 @@ impl Simulation {
                 cells.update_facet(g, wall.facet_extent(f as usize));
             }
         }
+        // A contact its model let go of (a bond broke) may lie between
+        // pieces long apart: every contact is looked at once.
+        if std::mem::take(&mut self.unheld) {
+            let lanes = self.models.iter_mut().flat_map(|m| &mut m.lanes);
+            for lane in lanes {
+                let st = &mut lane.store;
+                for slot in (0..st.len()).rev() {
+                    let (a, b) = (st.end1[slot], st.end2[slot]);
+                    if st.setup[slot].flags & HELD != 0 || cells.near(a, b) {
+                        continue;
+                    }
+                    self.contact_pairs.remove(&pair_key(a, b));
+                    st.swap_remove(slot);
+                }
+            }
+        }
         if !cells.any_moved() {
             return;
         }
@@ -83,7 +99,8 @@ impl Simulation {
             for &slot in moved.iter().rev() {
                 let slot = slot as usize;
                 let (a, b) = (st.end1[slot], st.end2[slot]);
-                if cells.near(a, b) {
+                // A contact its model holds (a bond) stays however far.
+                if st.setup[slot].flags & HELD != 0 || cells.near(a, b) {
                     continue;
                 }
                 self.contact_pairs.remove(&pair_key(a, b));

@@ -41,6 +41,12 @@ pub enum SetupError {
         /// What is wrong.
         message: String,
     },
+    /// A bond install cannot work.
+    #[error("bonds: {message}")]
+    Bonds {
+        /// What is wrong.
+        message: String,
+    },
     /// Two groups that can touch have no contact model.
     #[error("no contact model is assigned to groups '{0}' and '{1}'; add a [[models]] entry with groups = [\"{0}\", \"{1}\"]")]
     MissingPairing(String, String),

@@ -42,6 +42,9 @@ pub struct Geometry {
     /// The overlap the kernel found itself (blocks); `None` takes the
     /// volume and area from the radii.
     pub overlap: Option<Overlap>,
+    /// [`talus_sdk::inputs::PAIR_RANDOM`] of the pair (the contact pass
+    /// sets it; the kernels leave it at one half).
+    pub random: [f64; 2],
 }
 
 /// What a block kernel finds of an overlap, beyond the contact plane.
@@ -136,6 +139,7 @@ pub fn provides(id: u32) -> bool {
             | inputs::CONTACT_POINT
             | inputs::TWIST_ARM
             | inputs::AREA_GRADIENT
+            | inputs::PAIR_RANDOM
     )
 }
 
@@ -176,6 +180,7 @@ pub fn write(id: u32, g: &Geometry, out: &mut [f64]) {
             }
             None => out.fill(f64::NAN),
         },
+        inputs::PAIR_RANDOM => out.copy_from_slice(&g.random),
         _ => panic!("the engine does not provide input {}", inputs::name(id)),
     }
 }
@@ -252,6 +257,7 @@ pub fn geometry_of(
         xc: plane.xc,
         frame: [plane.n, plane.s, plane.t],
         overlap: None,
+        random: [0.5; 2],
     }
 }
 
@@ -273,6 +279,7 @@ pub fn probe_geometry_of(r1: f64, r2: f64, gap: f64) -> Geometry {
         xc: Vec3::X * (r1 + 0.5 * gap),
         frame: [Vec3::X, Vec3::Y, Vec3::Z],
         overlap: None,
+        random: [0.5; 2],
     }
 }
 
@@ -408,6 +415,7 @@ mod tests {
             xc: Vec3::new(3.0, 0.9, 0.25),
             frame: [Vec3::Y, -Vec3::X, Vec3::Z],
             overlap: None,
+            random: [0.5; 2],
         };
         let mut b = [0.0; 3];
         write(inputs::BRANCH_1, &g, &mut b);

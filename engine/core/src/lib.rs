@@ -17,6 +17,7 @@
 pub mod balls;
 pub mod block;
 pub mod body;
+pub mod bond;
 pub mod cellspace;
 pub mod contact;
 mod detect;
@@ -43,6 +44,7 @@ pub mod wall_logic;
 pub use balls::{BallInit, Fixity};
 pub use block::{BlockInit, BlockResolution, BlockShape};
 pub use body::{BallsMut, BallsRef};
+pub use bond::{BondBreak, BondInstall, BondTime, BreakMode};
 pub use contact::BATCH;
 pub use error::{SetupError, StepError};
 pub use lane::Lane;

@@ -85,6 +85,7 @@ impl Simulation {
         };
         let dt = self.dt;
         let start = self.time;
+        self.step_start = start;
         self.step += 1;
         self.time += dt;
         let mut clock = Instant::now();

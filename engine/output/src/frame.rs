@@ -25,16 +25,19 @@ pub enum Table {
     /// One row per triangle of each block shape, written once
     /// (`shape_faces/`).
     ShapeFaces,
+    /// One row per bond that broke (`bonds/`).
+    Bonds,
 }
 
 impl Table {
     /// Every table, in folder order.
-    pub const ALL: [Table; 5] = [
+    pub const ALL: [Table; 6] = [
         Table::Contacts,
         Table::Bodies,
         Table::Walls,
         Table::ShapeVertices,
         Table::ShapeFaces,
+        Table::Bonds,
     ];
 
     /// Name of the table's folder inside the dataset (`"contacts"`, ...),
@@ -46,6 +49,7 @@ impl Table {
             Table::Walls => "walls",
             Table::ShapeVertices => "shape_vertices",
             Table::ShapeFaces => "shape_faces",
+            Table::Bonds => "bonds",
         }
     }
 
@@ -56,6 +60,7 @@ impl Table {
             Table::Walls => 2,
             Table::ShapeVertices => 3,
             Table::ShapeFaces => 4,
+            Table::Bonds => 5,
         }
     }
 }

@@ -11,6 +11,7 @@
 //! OUT/walls/part-00000.parquet, ...
 //! OUT/shape_vertices/part-00000.parquet    (block shapes, written once)
 //! OUT/shape_faces/part-00000.parquet
+//! OUT/bonds/part-00000.parquet            (bonds that broke)
 //! ```
 //!
 //! and `polars.scan_parquet("OUT/contacts/*.parquet")` or

@@ -104,6 +104,8 @@ pub struct OutputSummary {
     pub shape_vertices: TableSummary,
     /// The `shape_faces/` table.
     pub shape_faces: TableSummary,
+    /// The `bonds/` table.
+    pub bonds: TableSummary,
 }
 
 impl OutputSummary {
@@ -115,6 +117,7 @@ impl OutputSummary {
             Table::Walls => &self.walls,
             Table::ShapeVertices => &self.shape_vertices,
             Table::ShapeFaces => &self.shape_faces,
+            Table::Bonds => &self.bonds,
         }
     }
 }
@@ -230,8 +233,8 @@ fn prepare_dir(dir: &Path, overwrite: bool) -> Result<(), OutputError> {
 
 impl DatasetWriter {
     /// Creates the dataset folder (and one folder per [`Table`] inside it:
-    /// `contacts/`, `bodies/`, `walls/`, `shape_vertices/`, `shape_faces/`)
-    /// and starts the background writer.
+    /// `contacts/`, `bodies/`, `walls/`, `shape_vertices/`, `shape_faces/`,
+    /// `bonds/`) and starts the background writer.
     ///
     /// A folder that already holds a `run.json` or part files is refused
     /// with [`OutputErrorKind::DatasetExists`] unless
@@ -519,6 +522,7 @@ impl Background {
             walls: table(&self.tables[2]),
             shape_vertices: table(&self.tables[3]),
             shape_faces: table(&self.tables[4]),
+            bonds: table(&self.tables[5]),
         }
     }
 }

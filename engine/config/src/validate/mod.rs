@@ -12,10 +12,12 @@
 //! unique wall and shape names) and the checks the tables share. Each table
 //! has its own submodule: `run` (`[run]`), `models` (`[[models]]`), `balls`
 //! (`[[balls]]`), `walls` (`[[walls]]` and its sub-tables), `shapes`
-//! (`[[shapes]]`), `blocks` (`[[blocks]]`) and `output` (`[output]`).
+//! (`[[shapes]]`), `blocks` (`[[blocks]]`), `bonds` (`[[bonds]]`) and
+//! `output` (`[output]`).
 
 mod balls;
 mod blocks;
+mod bonds;
 mod models;
 mod output;
 mod run;
@@ -234,6 +236,12 @@ pub(crate) fn validate(src: &Source<'_>, spec: ConfigSpec) -> Result<RunConfig> 
         blocks.push(block_source(&ctx, b, &table, run.seed, &index)?);
     }
 
+    let mut bonds = Vec::with_capacity(spec.bonds.len());
+    for (i, b) in spec.bonds.into_iter().enumerate() {
+        let table = format!("[[bonds]] #{}", i + 1);
+        bonds.push(bonds::bond_rule(&ctx, b, &table, &pairs)?);
+    }
+
     let output = output_settings(&ctx, spec.output)?;
 
     Ok(RunConfig {
@@ -246,6 +254,7 @@ pub(crate) fn validate(src: &Source<'_>, spec: ConfigSpec) -> Result<RunConfig> 
         walls,
         shapes,
         blocks,
+        bonds,
         output,
     })
 }

@@ -217,7 +217,9 @@ mod store;
 
 pub(crate) use store::{cache_chunks, item_cuts};
 pub use store::{ContactStore, Setup, BATCH};
-pub(crate) use store::{CARRIED, CARRY_FORCE, CARRY_STIFFNESS, ENGINE_BITS, RELEASED, SIDE_OFF};
+pub(crate) use store::{
+    BOND_NEAREST, CARRIED, CARRY_FORCE, CARRY_STIFFNESS, ENGINE_BITS, HELD, RELEASED, SIDE_OFF,
+};
 
 #[cfg(test)]
 mod tests {

@@ -4,7 +4,7 @@
 //!
 //! Invariants: slots move when contacts are removed (swap-remove) or
 //! regrouped within their chunk, ids never; `state` holds `stride` values
-//! per slot; bits 29-31 of a contact's flags belong to the engine and never
+//! per slot; bits 27-31 of a contact's flags belong to the engine and never
 //! reach a model.
 
 use super::Plane;
@@ -29,8 +29,18 @@ pub(crate) const CARRIED: u32 = 1 << 30;
 /// kept while it lasts).
 pub(crate) const SIDE_OFF: u32 = 1 << 29;
 
+/// Engine-owned bit: the model asked at its last call that the contact be
+/// kept while its pieces are apart ([`talus_sdk::report::HOLD`], a bond):
+/// detection does not drop it.
+pub(crate) const HELD: u32 = 1 << 28;
+
+/// Engine-owned bit of a ball-facet contact's flags, set for one step by
+/// the wall stage of a bond installation: of the ball's contacts with one
+/// wall that qualify, this one is nearest, and it alone is bonded.
+pub(crate) const BOND_NEAREST: u32 = 1 << 27;
+
 /// Flag bits that never reach models.
-pub(crate) const ENGINE_BITS: u32 = RELEASED | CARRIED | SIDE_OFF;
+pub(crate) const ENGINE_BITS: u32 = RELEASED | CARRIED | SIDE_OFF | HELD | BOND_NEAREST;
 
 /// What a contact puts on its ends this step ([`ContactStore::carry`]):
 /// nothing, only timestep stiffness, or force (and stiffness).

@@ -275,6 +275,7 @@ pub(crate) fn plane_geometry(
         xc: plane.xc,
         frame: [plane.n, plane.s, plane.t],
         overlap: None,
+        random: [0.5; 2],
     }
 }
 

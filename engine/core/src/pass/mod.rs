@@ -11,7 +11,10 @@
 //! own monomorphised [`run_chunk`].
 
 use crate::body::{walls, walls_mut, BallsMut, BlocksMut};
-use crate::contact::{self, ContactStore, BATCH, CARRIED, CARRY_FORCE, CARRY_STIFFNESS, RELEASED};
+use crate::bond::InstallNow;
+use crate::contact::{
+    self, ContactStore, BATCH, BOND_NEAREST, CARRIED, CARRY_FORCE, CARRY_STIFFNESS, HELD, RELEASED,
+};
 use crate::error::StepError;
 use crate::inputs;
 use crate::lane::{Lane, RunChunk};
@@ -19,13 +22,13 @@ use crate::math::Vec3;
 use crate::motion::*;
 use crate::narrow::*;
 use crate::pass::segments::*;
-use crate::piece::Piece;
+use crate::piece::{pair_key, PairKind, Piece};
 use crate::sim::*;
 use crate::sums::*;
 use crate::team::{self};
 use crate::timestep::*;
 use talus_sdk::abi_stable::std_types::{RSlice, RSliceMut};
-use talus_sdk::{flags, BatchContext, ContactInput, ContactOutput, STATUS_ACTIVE};
+use talus_sdk::{flags, report, BatchContext, ContactInput, ContactOutput, STATUS_ACTIVE};
 
 impl Simulation {
     /// Contact resolution, force-displacement and force sums, after the
@@ -49,6 +52,20 @@ impl Simulation {
     /// order of the serial pass, and the sums have the same bits for any
     /// thread count.
     pub(crate) fn resolve_and_forces(&mut self, dt: f64) -> Result<(), StepError> {
+        let installs = self.installs_now();
+        let broke = self.contact_pass(dt, &installs)?;
+        self.log_breaks(&broke);
+        Ok(())
+    }
+
+    /// The pass of [`Simulation::resolve_and_forces`] with this step's bond
+    /// installs; returns the bonds that broke, `(model, lane, slot)` in
+    /// that order.
+    fn contact_pass(
+        &mut self,
+        dt: f64,
+        installs: &[Option<InstallNow>],
+    ) -> Result<Vec<(usize, usize, usize)>, StepError> {
         let threads = rayon::current_num_threads();
         let skip_below = self.skip_below();
         let mut b = BallsMut::of(&self.world);
@@ -89,7 +106,10 @@ impl Simulation {
         let parts = ball_parts(n_balls, threads);
         let parts = &parts[..];
         self.sums_suspect = false;
-        for m in self.models.iter_mut() {
+        // Bond breaks of this pass: (model, lane, slot), in that order.
+        let mut broke: Vec<(usize, usize, usize)> = Vec::new();
+        let seed = self.settings.seed;
+        for (mi, m) in self.models.iter_mut().enumerate() {
             // Models active only under overlap need no frame or increments
             // while the gap is open: their state is reset then anyway, and
             // a contact that closes starts a fresh frame.
@@ -111,6 +131,8 @@ impl Simulation {
                 inputs: &m.entry.descriptor.inputs,
                 n_state,
                 skip_below,
+                install: installs.get(mi).and_then(Option::as_ref),
+                seed,
             };
             // One segment per thread, two with more threads than CPUs
             // (see `segments_per_thread`); each segment a run of chunks of
@@ -194,7 +216,10 @@ impl Simulation {
                     deferred,
                     walls,
                     check,
+                    breaks,
                 } = seg;
+                breaks.clear();
+                scratch.unheld = false;
                 deferred.resize_with(n_lanes * n_parts, Vec::new);
                 for d in deferred.iter_mut() {
                     d.clear();
@@ -214,6 +239,9 @@ impl Simulation {
                     for (c, chunk) in w.chunks.into_iter().enumerate() {
                         let r = (w.run)(&pass, chunk, scratch, &mut sums);
                         sums.walls.end_chunk();
+                        let first = w.start + c * BATCH;
+                        let slots = scratch.broke.drain(..);
+                        breaks.extend(slots.map(|i| (w.lane, first + i as usize)));
                         if let Err((i, message)) = r {
                             return Some((w.lane, w.start + c * BATCH + i, message));
                         }
@@ -240,6 +268,14 @@ impl Simulation {
             }
             let segments = &self.segments[..n_seg];
             self.sums_suspect |= !segments.iter().all(|seg| seg.check.is_finite());
+            self.unheld |= segments.iter().any(|seg| seg.scratch.unheld);
+            // Lane by lane, segment by segment: slot order.
+            for l in 0..n_lanes {
+                for seg in segments {
+                    let mine = seg.breaks.iter().filter(|b| b.0 == l);
+                    broke.extend(mine.map(|&(l, k)| (mi, l, k)));
+                }
+            }
             if n_seg > 1 {
                 add_held(segments, n_lanes, n_parts, [columns, block_columns]);
             }
@@ -260,7 +296,7 @@ impl Simulation {
             w.force = force;
             w.moment = moment;
         }
-        Ok(())
+        Ok(broke)
     }
 
     /// The least [`ContactStore::carry`] a contact needs to enter the sums:
@@ -318,6 +354,9 @@ pub(crate) struct Segment {
     pub(crate) walls: WallPartials,
     /// [`Sums::check`] of the segment's last pass.
     pub(crate) check: Vec3,
+    /// The bonds that broke in the segment's last pass: (lane, slot), in
+    /// the order the segment ran them.
+    pub(crate) breaks: Vec<(usize, usize)>,
 }
 
 /// One segment's work: its index, its chunks of each lane and its buffers.
@@ -404,6 +443,10 @@ pub(crate) struct Scratch {
     /// The runs of the chunk's contacts that go to the model, as slot
     /// ranges within the chunk.
     pub(crate) runs: Vec<(usize, usize)>,
+    /// The chunk's contacts whose bond broke (slots within the chunk).
+    pub(crate) broke: Vec<u32>,
+    /// Whether a contact of the pass stopped asking to be held.
+    pub(crate) unheld: bool,
 }
 
 /// Released contacts between two busy ones of a chunk that still join
@@ -435,6 +478,10 @@ pub(crate) struct ChunkPass<'a> {
     pub(crate) n_state: usize,
     /// The least [`ContactStore::carry`] a contact needs to enter the sums.
     pub(crate) skip_below: u8,
+    /// The bonds this step installs for the model, if any.
+    pub(crate) install: Option<&'a InstallNow>,
+    /// The run's seed (see [`talus_sdk::inputs::PAIR_RANDOM`]).
+    pub(crate) seed: u64,
 }
 
 /// Resolves a chunk of `K` contacts, calls the model once for those that
@@ -455,6 +502,8 @@ pub(crate) fn run_chunk<K: PairKernel>(
         inputs,
         columns,
         runs,
+        broke,
+        unheld,
     } = scratch;
     let len = ch.plane.len();
     // This step's lone facet contacts of the chunk (see
@@ -494,6 +543,14 @@ pub(crate) fn run_chunk<K: PairKernel>(
             if !busy {
                 bits |= 1 << (k % 64);
                 continue;
+            }
+            if let Some(install) = pass.install {
+                // With a wall, the wall stage has chosen the one facet
+                // contact per ball and wall that bonds.
+                let chosen = K::PAIR != PairKind::BallFacet || setup[k].flags & BOND_NEAREST != 0;
+                if chosen && install.bonds(setup[k].prop_set, plane[k].gap) {
+                    inputs[k].flags |= flags::BOND;
+                }
             }
             called += 1;
             run = Some(match run {
@@ -535,7 +592,9 @@ pub(crate) fn run_chunk<K: PairKernel>(
             let geometry = |i: usize| {
                 let (k, plane) = (start + i, &ch.plane[start + i]);
                 let cache = &ch.cache[k * K::CACHE..(k + 1) * K::CACHE];
-                K::geometry(&pass.scene, plane, cache, end1[k], end2[k])
+                let mut g = K::geometry(&pass.scene, plane, cache, end1[k], end2[k]);
+                g.random = crate::bond::pair_random(pass.seed, pair_key(end1[k], end2[k]));
+                g
             };
             cols = inputs::columns(pass.inputs, end - start, geometry, columns);
             run_ctx = BatchContext {
@@ -577,8 +636,19 @@ pub(crate) fn run_chunk<K: PairKernel>(
                 let released = pass.overlap_only && plane.gap > 0.0 && status != STATUS_ACTIVE;
                 let f = &mut setup.flags;
                 let carried = if lone & bit != 0 { CARRIED } else { 0 };
-                *f =
-                    (*f & !(flags::NEW | RELEASED)) | if released { RELEASED } else { 0 } | carried;
+                let held = if out.reserved & report::HOLD != 0 {
+                    HELD
+                } else {
+                    0
+                };
+                if out.reserved & report::BROKE != 0 {
+                    broke.push((w * 64 + j) as u32);
+                }
+                *unheld |= *f & HELD > held;
+                *f = (*f & !(flags::NEW | RELEASED | HELD | BOND_NEAREST))
+                    | if released { RELEASED } else { 0 }
+                    | carried
+                    | held;
                 // The carry codes are the status codes; anything else a
                 // model might return counts as could-be-active, as in
                 // `apply`.

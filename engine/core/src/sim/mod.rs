@@ -35,6 +35,9 @@ pub struct Settings {
     /// How block-block contacts are resolved: `Full` at the centroid of
     /// the overlap volume, `Reduced` at the centroid of the cut area.
     pub block_resolution: BlockResolution,
+    /// The run's seed: what the engine draws per pair of pieces
+    /// ([`talus_sdk::inputs::PAIR_RANDOM`]) follows from it.
+    pub seed: u64,
 }
 
 impl Default for Settings {
@@ -44,6 +47,7 @@ impl Default for Settings {
             timestep: Timestep::Auto { safety: 0.8 },
             cell_tolerance: None,
             block_resolution: BlockResolution::Full,
+            seed: 0,
         }
     }
 }
@@ -153,6 +157,17 @@ pub struct Simulation {
     pub(crate) probe_k: FxHashMap<(u16, u16), f64>,
     /// Per block: the same floor as `k_probe` (N/m).
     pub(crate) k_probe_blocks: Vec<f64>,
+    /// Bond installs (see [`Simulation::install_bonds`]), each with
+    /// whether it has happened.
+    pub(crate) installs: Vec<(crate::bond::BondInstall, bool)>,
+    /// Bonds broken since the last [`Simulation::take_bond_breaks`].
+    pub(crate) breaks: Vec<crate::bond::BondBreak>,
+    /// Whether a contact stopped asking to be held in the last contact
+    /// pass: the next detection looks at every contact, not only those
+    /// whose pieces moved.
+    pub(crate) unheld: bool,
+    /// Simulated time at the start of the current step (s).
+    pub(crate) step_start: f64,
     /// Cycles done.
     pub step: u64,
     /// Simulated time (s).
@@ -196,6 +211,10 @@ impl Simulation {
             k_probe: Vec::new(),
             probe_k: FxHashMap::default(),
             k_probe_blocks: Vec::new(),
+            installs: Vec::new(),
+            breaks: Vec::new(),
+            unheld: false,
+            step_start: 0.0,
             step: 0,
             time: 0.0,
             dt: 0.0,
@@ -357,6 +376,58 @@ impl Simulation {
             (step, id(a), id(b))
         });
         BlockFallbacks { count, first }
+    }
+
+    /// Bonds every contact between `install.groups` whose gap is below
+    /// `install.gap`, at `install.at` (see [`crate::bond`]). The pair of
+    /// groups must have a model, and one that is not active only under
+    /// overlap: a bond holds in tension, which such a model cannot. Bonds
+    /// between blocks are refused: their contact location must follow the
+    /// pieces' relative motion once bonded, which the block kernels do not
+    /// do yet.
+    pub fn install_bonds(&mut self, install: crate::bond::BondInstall) -> Result<(), SetupError> {
+        let (a, b) = install.groups;
+        let name = |g: u16| self.groups.get(g as usize).cloned().unwrap_or_default();
+        let pair = format!("groups '{}' and '{}'", name(a), name(b));
+        let Some(&(m, _)) = self.assignment.get(&(a.min(b), a.max(b))) else {
+            return Err(SetupError::Bonds {
+                message: format!("{pair} have no contact model to bond with"),
+            });
+        };
+        let model = &self.models[m as usize];
+        if model.entry.descriptor.activity == talus_sdk::Activity::Overlap {
+            return Err(SetupError::Bonds {
+                message: format!(
+                    "{pair} are assigned model '{}', which is active only while the pieces \
+                     overlap and so cannot hold a bond; assign a bonding model such as \
+                     'linearbond'",
+                    model.name
+                ),
+            });
+        }
+        let blocks = crate::body::BlocksRef::of(&self.world);
+        if blocks.group.iter().any(|&g| g == a || g == b) {
+            return Err(SetupError::Bonds {
+                message: format!("{pair}: bonds between blocks are not supported yet"),
+            });
+        }
+        drop(blocks);
+        if !(install.gap.is_finite()) {
+            return Err(SetupError::Bonds {
+                message: format!(
+                    "{pair}: the bonding gap must be finite, got {}",
+                    install.gap
+                ),
+            });
+        }
+        self.installs.push((install, false));
+        Ok(())
+    }
+
+    /// The bonds broken since the last call, in the order they broke (by
+    /// step, then model, pair kind and contact slot).
+    pub fn take_bond_breaks(&mut self) -> Vec<crate::bond::BondBreak> {
+        std::mem::take(&mut self.breaks)
     }
 
     /// Number of contacts.

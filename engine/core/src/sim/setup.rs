@@ -252,7 +252,12 @@ impl Simulation {
             r_min = 1.0;
             r_max = 1.0;
         }
-        let tol = self.settings.cell_tolerance.unwrap_or(0.1 * r_min);
+        // Bonds installed at a positive gap need the contacts of pieces
+        // that far apart: extents enlarged by half the gap each meet.
+        let bond_gap = self.installs.iter().map(|(i, _)| i.gap).fold(0.0, f64::max);
+        let tol = (self.settings.cell_tolerance)
+            .unwrap_or(0.1 * r_min)
+            .max(0.5 * bond_gap);
         let cell = 2.0 * (r_max + tol);
         let mut cells = CellSpace::new(domain.enlarged(cell), cell, tol);
         for i in 0..balls.len() {

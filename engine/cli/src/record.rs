@@ -683,6 +683,22 @@ mod tests {
         sim
     }
 
+    /// A break row of the first contact of `snap`, for the schema.
+    fn broken(snap: &Snapshot<'_>) -> talus_core::BondBreak {
+        let c = snap.contacts().next().expect("a contact");
+        talus_core::BondBreak {
+            step: snap.step(),
+            time: snap.time(),
+            contact: c.id,
+            end1: c.end1,
+            end2: c.end2,
+            model: c.model,
+            position: c.xc,
+            mode: talus_core::BreakMode::Shear,
+            state: c.state.to_vec(),
+        }
+    }
+
     #[test]
     fn docs_list_the_columns_a_run_writes() {
         let mut sim = small_run();
@@ -700,6 +716,7 @@ mod tests {
             ("walls", rec.walls(&snap)),
             ("shape_vertices", rec.shape_vertices(&snap)),
             ("shape_faces", rec.shape_faces(&snap)),
+            ("bonds", rec.bonds(&[broken(&snap)])),
         ] {
             let written: Vec<(String, String)> = frame
                 .fields

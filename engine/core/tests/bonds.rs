@@ -477,3 +477,75 @@ fn a_bonded_chain_deflects_as_its_closed_form() {
     let bending = c - nf / (PB_KS * area());
     assert!((bending / beam - 1.0).abs() < 1.0 / (4.0 * nf * nf) + 1e-12);
 }
+
+/// A bonded cube of 1728 balls (about 5000 bonds, several chunks of
+/// contacts, so two threads split the pass) thrown apart by random
+/// velocities: the same bonds break in the same steps, and the balls end
+/// with the same bits, on one and two threads.
+#[test]
+fn bond_breakage_gives_the_same_bits_on_one_and_two_threads() {
+    use rand::{Rng, SeedableRng};
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let mut props = STRONG.values();
+            props[1] = 5e5; // ks
+            props[2] = 0.5; // fric
+            props[8] = 2e5; // pb_ten
+            props[9] = 5e4;
+            props[10] = 4e5; // pb_coh
+            props[11] = 1e5;
+            props[12] = 20.0;
+            let (mut sim, g, _) = bond_sim_seeded(props, 11);
+            sim.settings.timestep = Timestep::Auto { safety: 0.5 };
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+            for i in 0..12 {
+                for j in 0..12 {
+                    for k in 0..12 {
+                        let p = Vec3::new(i as f64, j as f64, k as f64) * (2.0 * RADIUS);
+                        let v = Vec3::new(
+                            rng.random_range(-0.02..0.02),
+                            rng.random_range(-0.02..0.02),
+                            rng.random_range(-0.02..0.02),
+                        );
+                        sim.add_ball(ball(p, v, g)).unwrap();
+                    }
+                }
+            }
+            bond_at_start(&mut sim, g, g, 1e-9);
+            let bonded = sim.n_active();
+            let mut breaks = Vec::new();
+            for _ in 0..300 {
+                sim.cycle().unwrap();
+                let log = sim.take_bond_breaks();
+                breaks.extend(
+                    log.into_iter()
+                        .map(|b| (b.step, b.contact, b.mode, b.state)),
+                );
+            }
+            let bits: Vec<u64> = (sim.balls().pos.iter())
+                .chain(sim.balls().spin.iter())
+                .flat_map(|p| p.to_array())
+                .map(f64::to_bits)
+                .collect();
+            (bonded, breaks, bits)
+        })
+    };
+    let one = run(1);
+    let (bonded, breaks, _) = &one;
+    assert_eq!(*bonded, 3 * 12 * 12 * 11);
+    assert!(
+        breaks.len() > 50 && breaks.len() < bonded / 2,
+        "{} of {bonded} broke",
+        breaks.len()
+    );
+    for mode in [BreakMode::Tension, BreakMode::Shear] {
+        assert!(breaks.iter().any(|b| b.2 == mode), "none broke in {mode:?}");
+    }
+    let two = run(2);
+    assert_eq!(two.1.len(), one.1.len());
+    assert!(two == one, "1 and 2 threads differ");
+}

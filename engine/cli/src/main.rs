@@ -100,6 +100,12 @@ fn print_summary(s: &RunSummary) {
             name(b)
         );
     }
+    if s.output.bonds.rows > 0 {
+        println!(
+            "bonds broken    {} (one row each in the bonds table)",
+            s.output.bonds.rows
+        );
+    }
     println!(
         "output          {} (contacts {} rows, bodies {} rows, walls {} rows)",
         s.out.display(),

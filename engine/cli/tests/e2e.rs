@@ -435,7 +435,19 @@ fn plugins_command_lists_embedded_and_loaded_models() {
         "overlap_volume (m^3)",
         "contact_area (m^2)",
     ];
-    for w in linear.iter().chain(&volume).chain(&["test_hooke"]) {
+    let linearbond = [
+        "talus-plugin-linearbond",
+        "pb_kn",
+        "N/m^3",
+        "pair_random",
+        "pb_state",
+    ];
+    for w in linear
+        .iter()
+        .chain(&volume)
+        .chain(&linearbond)
+        .chain(&["test_hooke"])
+    {
         assert!(
             s.to_lowercase().contains(&w.to_lowercase()),
             "'{w}' missing from:\n{s}"
@@ -520,4 +532,94 @@ fn servo_platen_holds_its_target_load_within_two_percent() {
             "t = {t}: load {fz} N, target {target} N"
         );
     }
+}
+
+/// Four balls in a row, bonded, flying apart: every bond breaks in
+/// tension, each in one row of the bonds table with the stress that broke
+/// it above its strength (read back in pandas); the contacts table says
+/// which contacts are bonded; and the Brazilian example runs shortened
+/// with its plot script.
+#[test]
+fn broken_bonds_are_recorded_and_the_brazilian_example_plots() {
+    let tmp = tempfile::tempdir().unwrap();
+    let balls: Vec<String> = (0..4)
+        .map(|k| {
+            let x = 0.002 * k as f64;
+            let v = 5.0 * (k as f64 - 1.5);
+            format!("{{ pos = [{x}, 0.0, 0.0], velocity = [{v}, 0.0, 0.0] }}")
+        })
+        .collect();
+    let cfg = write_config(
+        tmp.path(),
+        "apart.toml",
+        &format!(
+            "[run]\nsteps = 400\ndt = 1e-7\n\
+             [[models]]\nmodel = \"linearbond\"\ngroups = [\"g\", \"g\"]\n\
+             properties = {{ kn = 1e6, pb_kn = 1e12, pb_ks = 4e11, pb_ten = 1e6, pb_ten_sd = 2e5, pb_coh = 1e7 }}\n\
+             [[balls]]\nkind = \"list\"\ngroup = \"g\"\ndensity = 2500.0\nradius = 0.001\nballs = [{}]\n\
+             [[bonds]]\ngroups = [\"g\", \"g\"]\ngap = 1e-9\n\
+             [output]\ndir = \"out\"\ncontacts = 1\nbodies = 0\nwalls = 0\n",
+            balls.join(", ")
+        ),
+    );
+    let out = tmp.path().join("apart");
+    let o = talus(&[
+        "run",
+        cfg.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    check_dataset(&out);
+    let script = r#"
+import sys
+import pandas as pd
+out = sys.argv[1]
+b = pd.read_parquet(out + "/bonds")
+assert len(b) == 3, b
+assert (b["mode"] == "tension").all(), b["mode"]
+assert (b["pb_sigma"] > b["pb_ten_c"]).all(), b[["pb_sigma", "pb_ten_c"]]
+assert (b["pb_state"] == 2).all()
+assert b["pb_ten_c"].nunique() == 3, "strengths scatter"
+c = pd.read_parquet(out + "/contacts")
+first = c[c["step"] == c["step"].min()]
+assert (first["pb_state"] == 1).all() and len(first) == 3, first
+assert set(b["id"]) == set(first["id"])
+print("ok")
+"#;
+    let py = Command::new("python3")
+        .args(["-c", script, out.to_str().unwrap()])
+        .output()
+        .expect("python3 runs");
+    assert!(
+        py.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&py.stdout),
+        String::from_utf8_lossy(&py.stderr)
+    );
+
+    let out = tmp.path().join("brazilian");
+    let o = talus(&[
+        "run",
+        "configs/brazilian.toml",
+        "--steps",
+        "300",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let png = tmp.path().join("brazilian.png");
+    let py = Command::new("python3")
+        .arg(workspace_root().join("tools/py/plot_brazilian.py"))
+        .args([out.to_str().unwrap(), png.to_str().unwrap()])
+        .output()
+        .expect("python3 runs");
+    assert!(
+        py.status.success(),
+        "{}",
+        String::from_utf8_lossy(&py.stderr)
+    );
+    assert!(png.metadata().unwrap().len() > 1000);
 }

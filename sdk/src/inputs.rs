@@ -77,11 +77,13 @@ pub const TWIST_ARM: u32 = 7;
 /// Added in sdk 0.3.2.
 pub const AREA_GRADIENT: u32 = 8;
 
-/// Two numbers uniform in `[0, 1)`, width 1 each (width 2), fixed for the
-/// pair of pieces and the run's seed (`[run] seed`): the same on every
-/// step, thread count and resumed run, and independent from pair to pair.
-/// For properties with a scatter, drawn once per contact (a bond's
-/// strengths when it is installed). Added in sdk 0.3.3.
+/// Two numbers uniform in `[0, 1)` (width 2), fixed for the pair of
+/// pieces and the run's seed (`[run] seed`): the same on every thread
+/// count and resumed run, and independent from pair to pair. For
+/// properties with a scatter, drawn once per contact: the engine gives
+/// them on the calls flagged [`crate::flags::NEW`] or
+/// [`crate::flags::BOND`], and NaN on the others (keep what you draw in
+/// the contact's state). Added in sdk 0.3.3.
 pub const PAIR_RANDOM: u32 = 9;
 
 /// What the sdk says about one optional input id.
@@ -162,7 +164,7 @@ pub const ALL: &[InputInfo] = &[
         name: "pair_random",
         width: 2,
         unit: "-",
-        doc: "two uniform numbers in [0, 1) fixed for the pair of pieces and the run's seed",
+        doc: "two uniform numbers in [0, 1) fixed for the pair and the run's seed (new or bonding contacts; NaN otherwise)",
     },
 ];
 

@@ -127,6 +127,14 @@ pub fn contact_radius(r1: f64, r2: Option<f64>, gap: f64) -> f64 {
     (h1 * (2.0 * r1 - h1)).max(0.0).sqrt()
 }
 
+/// Whether input `id` depends on the contact's geometry (every input but
+/// [`talus_sdk::inputs::PAIR_RANDOM`], which depends on the pair alone):
+/// a model that asks only for pair inputs spares the contact pass the
+/// geometry of every contact.
+pub fn geometric(id: u32) -> bool {
+    id != inputs::PAIR_RANDOM
+}
+
 /// Whether the engine computes input `id`.
 pub fn provides(id: u32) -> bool {
     matches!(
@@ -187,11 +195,13 @@ pub fn write(id: u32, g: &Geometry, out: &mut [f64]) {
 
 /// Lays out the columns of inputs `ids` for `n` contacts whose geometry
 /// `geometry(i)` gives: fills `values` (cleared first) column after column
-/// and returns the columns, borrowing from it.
+/// and returns the columns, borrowing from it. Without `geometry` every
+/// value is NaN (a run of contacts none of which has anything to read:
+/// see [`talus_sdk::inputs::PAIR_RANDOM`]).
 pub fn columns<'v>(
     ids: &[u32],
     n: usize,
-    geometry: impl Fn(usize) -> Geometry,
+    geometry: Option<impl Fn(usize) -> Geometry>,
     values: &'v mut Vec<f64>,
 ) -> Vec<InputColumn<'v>> {
     let widths: Vec<usize> = ids
@@ -199,18 +209,20 @@ pub fn columns<'v>(
         .map(|&id| inputs::width(id).unwrap_or(1) as usize)
         .collect();
     values.clear();
-    values.resize(n * widths.iter().sum::<usize>(), 0.0);
-    let mut rest = &mut values[..];
-    let mut parts = Vec::with_capacity(ids.len());
-    for &w in &widths {
-        let (part, tail) = rest.split_at_mut(n * w);
-        parts.push(part);
-        rest = tail;
-    }
-    for i in 0..n {
-        let g = geometry(i);
-        for ((&id, &w), part) in ids.iter().zip(&widths).zip(parts.iter_mut()) {
-            write(id, &g, &mut part[i * w..(i + 1) * w]);
+    values.resize(n * widths.iter().sum::<usize>(), f64::NAN);
+    if let Some(geometry) = geometry {
+        let mut rest = &mut values[..];
+        let mut parts = Vec::with_capacity(ids.len());
+        for &w in &widths {
+            let (part, tail) = rest.split_at_mut(n * w);
+            parts.push(part);
+            rest = tail;
+        }
+        for i in 0..n {
+            let g = geometry(i);
+            for ((&id, &w), part) in ids.iter().zip(&widths).zip(parts.iter_mut()) {
+                write(id, &g, &mut part[i * w..(i + 1) * w]);
+            }
         }
     }
     let values = &values[..];
@@ -434,7 +446,7 @@ mod tests {
         let cols = columns(
             &ids,
             3,
-            |i| probe_geometry(-0.1 * (i + 1) as f64),
+            Some(|i: usize| probe_geometry(-0.1 * (i + 1) as f64)),
             &mut values,
         );
         assert_eq!(cols.len(), 2);
@@ -451,5 +463,12 @@ mod tests {
             assert_eq!(cols[1].values[i], overlap_volume(1.0, Some(1.0), g.gap));
             assert_eq!(cols[0].values[3 * i], 1.0 + 0.5 * g.gap);
         }
+        // Without geometry: the same layout, every value NaN.
+        let none: Option<fn(usize) -> Geometry> = None;
+        let ids = [inputs::PAIR_RANDOM, inputs::CONTACT_AREA];
+        let cols = columns(&ids, 4, none, &mut values);
+        assert_eq!(cols[0].values.len(), 8);
+        assert_eq!(cols[1].values.len(), 4);
+        assert!(cols.iter().all(|c| c.values.iter().all(|v| v.is_nan())));
     }
 }

@@ -250,20 +250,63 @@ pub fn normal_pair([u1, u2]: [f64; 2]) -> [f64; 2] {
     [r * c, r * s]
 }
 
+/// What the bond's springs and strength test need of one property set
+/// and one pair of radii: the section's stiffnesses and the factors that
+/// turn force and moment into stress. Contacts of one run mostly share
+/// them (equal balls), so a model keeps the last ones it made.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Springs {
+    /// The bond's area (m^2); zero where no bond can form.
+    pub area: f64,
+    /// `pb_kn A` and `pb_ks A` (N/m).
+    pub ka: [f64; 2],
+    /// `pb_ks J` (twist) and `pb_kn I` (bend) (N m/rad).
+    pub kr: [f64; 2],
+    /// `1 / A` (1/m^2), 0 without area.
+    pub inv_area: f64,
+    /// `beta Rb / I` and `beta Rb / J` (1/m^3).
+    pub moment_stress: [f64; 2],
+    /// `tan(phi)` (-).
+    pub tan_fa: f64,
+    /// The stiffnesses reported for the timestep beyond the linear part's:
+    /// `A max(pb_kn, pb_ks)` (N/m) and `max(pb_kn I, pb_ks J)` (N m/rad).
+    pub timestep: [f64; 2],
+}
+
+impl Springs {
+    /// The springs of a bond of property set `p` between pieces of radii
+    /// `radius`.
+    pub fn new(p: &BondProps, radius: [f64; 2]) -> Springs {
+        let sec = Section::of(p.rmul, radius);
+        if sec.area <= 0.0 {
+            return Springs::default();
+        }
+        Springs {
+            area: sec.area,
+            ka: [p.kn * sec.area, p.ks * sec.area],
+            kr: [p.ks * sec.j, p.kn * sec.i],
+            inv_area: 1.0 / sec.area,
+            moment_stress: [p.mcf * sec.radius / sec.i, p.mcf * sec.radius / sec.j],
+            tan_fa: p.fa.to_radians().tan(),
+            timestep: [p.kn.max(p.ks) * sec.area, (p.kn * sec.i).max(p.ks * sec.j)],
+        }
+    }
+}
+
 /// The bond's stresses `(sigma, tau)` (Pa) for its present force and
 /// moment (see the module docs).
-pub fn stresses(p: &BondProps, sec: &Section, s: &BondState) -> (f64, f64) {
+pub fn stresses(k: &Springs, s: &BondState) -> (f64, f64) {
     let mb = (s.m_b[0] * s.m_b[0] + s.m_b[1] * s.m_b[1]).sqrt();
     let fs = (s.f_s[0] * s.f_s[0] + s.f_s[1] * s.f_s[1]).sqrt();
-    let sigma = -s.f_n / sec.area + p.mcf * mb * sec.radius / sec.i;
-    let tau = fs / sec.area + p.mcf * s.m_t.abs() * sec.radius / sec.j;
+    let sigma = -s.f_n * k.inv_area + mb * k.moment_stress[0];
+    let tau = fs * k.inv_area + s.m_t.abs() * k.moment_stress[1];
     (sigma, tau)
 }
 
 /// The shear strength (Pa) of a bond with cohesion `coh` carrying normal
-/// force `f_n` (compressive positive) over `area`.
-pub fn shear_strength(p: &BondProps, coh: f64, f_n: f64, area: f64) -> f64 {
-    coh + f_n / area * p.fa.to_radians().tan()
+/// force `f_n` (compressive positive).
+pub fn shear_strength(k: &Springs, coh: f64, f_n: f64) -> f64 {
+    coh + f_n * k.inv_area * k.tan_fa
 }
 
 /// What one call does, beside the force.
@@ -284,10 +327,12 @@ pub enum Event {
 /// the input is flagged [`flags::BOND`], with `random` the pair's two
 /// uniform numbers), its stresses and its strength. Returns the output and
 /// what happened to the bond.
+#[inline(always)]
 pub fn force_displacement_with(
     p: &BondProps,
     linear_p: &linear::Prepared,
     dashpots: impl FnOnce(f64) -> (f64, f64),
+    springs: impl FnOnce([f64; 2]) -> Springs,
     input: &ContactInput,
     random: [f64; 2],
     s: &mut BondState,
@@ -296,9 +341,13 @@ pub fn force_displacement_with(
         *s = BondState::default();
     }
     let lin = linear::force_displacement_with(linear_p, dashpots, input, &mut s.linear);
-    let sec = Section::of(p.rmul, input.radius);
+    let installing = input.flags & flags::BOND != 0;
+    if !(installing || s.bonded()) {
+        return (lin, Event::None);
+    }
+    let k = springs(input.radius);
     let mut event = Event::None;
-    if input.flags & flags::BOND != 0 && !s.bonded() && sec.area > 0.0 {
+    if installing && !s.bonded() && k.area > 0.0 {
         let [z1, z2] = normal_pair(random);
         s.clear_bond(status::BONDED);
         s.ten_c = (p.ten + p.ten_sd * z1).max(0.0);
@@ -311,21 +360,21 @@ pub fn force_displacement_with(
         return (lin, event);
     }
     // Increments of the bond's springs.
-    let (ka, ksa) = (p.kn * sec.area, p.ks * sec.area);
+    let [ka, ksa] = k.ka;
     s.f_n -= ka * input.delta_n;
     s.f_s[0] -= ksa * input.delta_s[0];
     s.f_s[1] -= ksa * input.delta_s[1];
-    s.m_t -= p.ks * sec.j * input.theta_t;
-    s.m_b[0] -= p.kn * sec.i * input.theta_b[0];
-    s.m_b[1] -= p.kn * sec.i * input.theta_b[1];
-    let (sigma, tau) = stresses(p, &sec, s);
+    s.m_t -= k.kr[0] * input.theta_t;
+    s.m_b[0] -= k.kr[1] * input.theta_b[0];
+    s.m_b[1] -= k.kr[1] * input.theta_b[1];
+    let (sigma, tau) = stresses(&k, s);
     s.sigma = sigma;
     s.tau = tau;
     // A NaN stress fails neither test: the bond holds, and the engine's
     // finiteness check reports the force.
     let broke = if sigma > s.ten_c {
         Some((status::TENSION, Event::BrokeTension, report::BROKE_TENSION))
-    } else if tau > shear_strength(p, s.coh_c, s.f_n, sec.area) {
+    } else if tau > shear_strength(&k, s.coh_c, s.f_n) {
         Some((status::SHEAR, Event::BrokeShear, report::BROKE_SHEAR))
     } else {
         None
@@ -339,12 +388,10 @@ pub fn force_displacement_with(
         lin.force[1] + s.f_s[0],
         lin.force[2] + s.f_s[1],
     ];
-    let k_t = linear_p.stiffness + p.kn.max(p.ks) * sec.area;
-    let k_r = (p.kn * sec.i).max(p.ks * sec.j);
     let out = ContactOutput {
         force,
         moment: [s.m_t, s.m_b[0], s.m_b[1]],
-        stiffness: [k_t, k_r],
+        stiffness: [linear_p.stiffness + k.timestep[0], k.timestep[1]],
         status: STATUS_ACTIVE,
         reserved: report::HOLD,
     };
@@ -403,7 +450,8 @@ mod tests {
 
     fn step(p: &BondProps, s: &mut BondState, input: ContactInput) -> (ContactOutput, Event) {
         let lp = linear::Prepared::new(&p.linear, 1e-6);
-        force_displacement_with(p, &lp, |m| lp.dashpots(m), &input, [0.3, 0.7], s)
+        let springs = |r| Springs::new(p, r);
+        force_displacement_with(p, &lp, |m| lp.dashpots(m), springs, &input, [0.3, 0.7], s)
     }
 
     fn contact(gap: f64) -> ContactInput {
@@ -511,11 +559,11 @@ mod tests {
     /// Under compression the shear strength rises by Fn/A tan(phi).
     #[test]
     fn shear_strength_rises_with_compression() {
-        let p = props();
-        let a = 2.0;
-        let c = shear_strength(&p, 1e6, 3e6 * a, a);
+        let k = Springs::new(&props(), [0.5, 0.7]);
+        let a = k.area;
+        let c = shear_strength(&k, 1e6, 3e6 * a);
         assert!((c - (1e6 + 3e6 * 30f64.to_radians().tan())).abs() < 1e-6);
-        assert!(shear_strength(&p, 1e6, -3e6 * a, a) < 1e6);
+        assert!(shear_strength(&k, 1e6, -3e6 * a) < 1e6);
     }
 
     #[test]

@@ -23,7 +23,7 @@ use talus_sdk::{
     PropertyDesc, StateEvent, StateSlotDesc, Swap,
 };
 
-use kernel::{BondProps, BondState};
+use kernel::{BondProps, BondState, Springs};
 
 /// The linearbond model for one run of contacts.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -32,6 +32,11 @@ pub struct LinearBond {
     pub props: BondProps,
     /// The linear part's per-run constants.
     pub linear: LinearPrepared,
+    /// The bond springs of the last pair of radii a bonded contact had.
+    springs: Option<([u64; 2], Springs)>,
+    /// `(mass bits, (cn, cs))` of the last contact whose linear part
+    /// carried force.
+    dashpots: Option<(u64, (f64, f64))>,
 }
 
 impl ContactModel for LinearBond {
@@ -159,10 +164,12 @@ impl ContactModel for LinearBond {
         LinearBond {
             props,
             linear: LinearPrepared::new(&props.linear, dt),
+            springs: None,
+            dashpots: None,
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn force_displacement(&mut self, contact: &Contact<'_>, state: &mut [f64]) -> ContactOutput {
         let slots = slots(state);
         let mut s = BondState::load(slots);
@@ -170,11 +177,35 @@ impl ContactModel for LinearBond {
             Some(&[a, b]) => [a, b],
             _ => [0.5; 2],
         };
-        let lp = &self.linear;
+        let (p, lp, memo) = (&self.props, &self.linear, &mut self.springs);
+        // Contacts of one run mostly share their radii and effective mass
+        // (equal balls): the bond's springs and the dashpot coefficients
+        // are made again only when those change.
+        let springs = |radius: [f64; 2]| {
+            let bits = radius.map(f64::to_bits);
+            match *memo {
+                Some((b, k)) if b == bits => k,
+                _ => {
+                    let k = Springs::new(p, radius);
+                    *memo = Some((bits, k));
+                    k
+                }
+            }
+        };
+        let memo_c = &mut self.dashpots;
+        let dashpots = |mass: f64| match *memo_c {
+            Some((bits, c)) if bits == mass.to_bits() => c,
+            _ => {
+                let c = lp.dashpots(mass);
+                *memo_c = Some((mass.to_bits(), c));
+                c
+            }
+        };
         let (out, _) = kernel::force_displacement_with(
-            &self.props,
+            p,
             lp,
-            |m| lp.dashpots(m),
+            dashpots,
+            springs,
             contact.input(),
             random,
             &mut s,

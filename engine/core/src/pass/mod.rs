@@ -133,6 +133,12 @@ impl Simulation {
                 skip_below,
                 install: installs.get(mi).and_then(Option::as_ref),
                 seed,
+                geometric: m
+                    .entry
+                    .descriptor
+                    .inputs
+                    .iter()
+                    .any(|&id| inputs::geometric(id)),
             };
             // One segment per thread, two with more threads than CPUs
             // (see `segments_per_thread`); each segment a run of chunks of
@@ -482,6 +488,9 @@ pub(crate) struct ChunkPass<'a> {
     pub(crate) install: Option<&'a InstallNow>,
     /// The run's seed (see [`talus_sdk::inputs::PAIR_RANDOM`]).
     pub(crate) seed: u64,
+    /// Whether an input the model asks for needs each contact's geometry
+    /// (see [`inputs::geometric`]).
+    pub(crate) geometric: bool,
 }
 
 /// Resolves a chunk of `K` contacts, calls the model once for those that
@@ -589,14 +598,27 @@ pub(crate) fn run_chunk<K: PairKernel>(
         let ctx = if pass.inputs.is_empty() {
             pass.ctx
         } else {
+            // The pair's random numbers go to contacts that are new or
+            // bond now (NaN to the others); a model that asks for nothing
+            // else gets an all-NaN run at the cost of a fill.
+            let draws = |k: usize| inputs[k].flags & (flags::NEW | flags::BOND) != 0;
             let geometry = |i: usize| {
                 let (k, plane) = (start + i, &ch.plane[start + i]);
                 let cache = &ch.cache[k * K::CACHE..(k + 1) * K::CACHE];
-                let mut g = K::geometry(&pass.scene, plane, cache, end1[k], end2[k]);
-                g.random = crate::bond::pair_random(pass.seed, pair_key(end1[k], end2[k]));
+                let mut g = if pass.geometric {
+                    K::geometry(&pass.scene, plane, cache, end1[k], end2[k])
+                } else {
+                    inputs::probe_geometry(0.0)
+                };
+                g.random = if draws(k) {
+                    crate::bond::pair_random(pass.seed, pair_key(end1[k], end2[k]))
+                } else {
+                    [f64::NAN; 2]
+                };
                 g
             };
-            cols = inputs::columns(pass.inputs, end - start, geometry, columns);
+            let any = pass.geometric || (start..end).any(draws);
+            cols = inputs::columns(pass.inputs, end - start, any.then_some(geometry), columns);
             run_ctx = BatchContext {
                 columns: RSlice::from_slice(&cols),
                 ..*pass.ctx

@@ -169,7 +169,7 @@ impl Simulation {
             let columns = inputs::columns(
                 &m.entry.descriptor.inputs,
                 n,
-                |i| inputs::probe_geometry_of(radii[i].0, radii[i].1, gap(radii[i])),
+                Some(|i: usize| inputs::probe_geometry_of(radii[i].0, radii[i].1, gap(radii[i]))),
                 &mut values,
             );
             let ctx = BatchContext {

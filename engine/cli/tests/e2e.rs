@@ -420,6 +420,36 @@ fn bad_configs_stop_with_one_clear_message() {
         "[run]\nsteps = 10\n[[models]]\nmodel = \"linear\"\ngroups = [\"a\", \"a\"]\n[[balls]]\nkind = \"list\"\ngroup = \"a\"\ndensity = 1.0\nradius = 0.001\nballs = [{ pos = [0.0, 0.0, 0.0] }]\n[[walls]]\nname = \"w\"\nkind = \"box\"\ngroup = \"b\"\nmin = [-1.0, -1.0, -1.0]\nmax = [1.0, 1.0, 1.0]\n",
         &["no_pairing.toml", "'a'", "'b'"],
     );
+    // Bonds: a model that cannot hold one, a group with no bodies, a pair
+    // with no model, both times.
+    let one_ball = "[[balls]]\nkind = \"list\"\ngroup = \"g\"\ndensity = 1.0\nradius = 0.001\nballs = [{ pos = [0.0, 0.0, 0.0] }]\n";
+    expect_config_error(
+        "bond_linear.toml",
+        &format!("{BASE}{one_ball}[[bonds]]\ngroups = [\"g\", \"g\"]\n"),
+        &[
+            "bond_linear.toml:",
+            "'linear'",
+            "cannot hold a bond",
+            "linearbond",
+        ],
+    );
+    expect_config_error(
+        "bond_nobody.toml",
+        &format!("{BASE}{one_ball}[[bonds]]\ngroups = [\"g\", \"rokc\"]\n"),
+        &["bond_nobody.toml:", "'rokc'"],
+    );
+    expect_config_error(
+        "bond_nomodel.toml",
+        &format!("[run]\nsteps = 10\n[[models]]\nmodel = \"linearbond\"\ngroups = [\"g\", \"g\"]\nproperties = {{ pb_kn = 1.0, pb_ks = 1.0, pb_ten = 1.0, pb_coh = 1.0 }}\n{one_ball}[[bonds]]\ngroups = [\"g\", \"h\"]\n"),
+        &["bond_nomodel.toml:", "no contact model"],
+    );
+    expect_config_error(
+        "bond_when.toml",
+        &format!(
+            "{BASE}{one_ball}[[bonds]]\ngroups = [\"g\", \"g\"]\nat_step = 3\nat_time = 0.1\n"
+        ),
+        &["bond_when.toml:", "not both"],
+    );
 }
 
 #[test]

@@ -56,7 +56,7 @@ pub use types::{
 /// Reads, parses and validates the config file at `path`, and reads the
 /// files it references (relative to the config file's folder).
 pub fn load(path: &Path) -> Result<RunConfig, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let bytes = std::fs::read(path).map_err(|e| {
         let kind = if e.kind() == std::io::ErrorKind::NotFound {
             ErrorKind::MissingFile
         } else {
@@ -64,7 +64,24 @@ pub fn load(path: &Path) -> Result<RunConfig, ConfigError> {
         };
         ConfigError::in_file(kind, path, format!("cannot read config file: {e}"))
     })?;
+    let text = String::from_utf8(bytes).map_err(|e| not_utf8(path, &e))?;
     parse_str(&text, path)
+}
+
+/// The error for a config that is not UTF-8, at the first bad byte.
+fn not_utf8(path: &Path, e: &std::string::FromUtf8Error) -> ConfigError {
+    let bytes = e.as_bytes();
+    let at = e.utf8_error().valid_up_to();
+    let valid = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
+    let src = error::Source::new(path, valid);
+    src.err(
+        ErrorKind::Syntax,
+        &(at..at),
+        format!(
+            "byte 0x{:02X} is not UTF-8 text; a TOML file must be UTF-8 (save it as UTF-8)",
+            bytes[at]
+        ),
+    )
 }
 
 /// Parses and validates config `text` as if it were the file `origin`:

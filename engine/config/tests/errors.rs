@@ -848,3 +848,12 @@ fn error_at_uses_item_locations() {
     };
     assert_eq!(loc.to_string(), "a.toml:2:3");
 }
+
+#[test]
+fn a_config_that_is_not_utf8_is_refused_at_the_byte() {
+    let dir = TempDir::new("latin1");
+    let path = dir.write("x.toml", b"[run]\nsteps = 3\n# caf\xe9 au lait\n");
+    let e = talus_config::load(&path).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Syntax);
+    assert_error(&e, &path, (3, 6), &["byte 0xE9 is not UTF-8 text"]);
+}

@@ -38,6 +38,7 @@
 
 mod diagnose;
 mod error;
+pub mod limits;
 mod mesh;
 mod positions;
 mod spec;
@@ -48,6 +49,7 @@ pub use mesh::box_mesh;
 use std::path::Path;
 
 pub use error::{error_at, ConfigError, ErrorKind, Location};
+pub use limits::Machine;
 pub use types::{
     BallKind, BallRow, BallSource, BlockKind, BlockRow, BlockSource, Duration, MeshData,
     ModelAssignment, OutputSettings, PluginPath, RunConfig, RunSettings, ShapeSource, WallSource,
@@ -88,9 +90,16 @@ fn not_utf8(path: &Path, e: &std::string::FromUtf8Error) -> ConfigError {
 /// `origin` names the file in messages, its folder anchors relative paths,
 /// and its stem gives the default output folder. Referenced files are read.
 pub fn parse_str(text: &str, origin: &Path) -> Result<RunConfig, ConfigError> {
+    parse_str_on(text, origin, Machine::this())
+}
+
+/// As [`parse_str`], weighing the config against `machine` rather than
+/// this machine as it is now (its memory and CPUs bound generators, mesh
+/// options, data files and `threads`).
+pub fn parse_str_on(text: &str, origin: &Path, machine: Machine) -> Result<RunConfig, ConfigError> {
     let src = error::Source::new(origin, text);
     let root = toml::de::DeTable::parse(text).map_err(|e| diagnose::from_syntax(&src, &e))?;
     let spec: spec::ConfigSpec =
         toml::from_str(text).map_err(|e| diagnose::from_serde(&src, root.get_ref(), &e))?;
-    validate::validate(&src, spec)
+    validate::validate(&src, spec, machine)
 }

@@ -10,7 +10,9 @@
 //! rules checked, referenced files read, meshes welded). Every error is one
 //! line naming the file, line and column: see [`ConfigError`]. Items that
 //! the engine checks later (model properties, ball generators) carry a
-//! [`Location`], and [`error_at`] builds an error there.
+//! [`Location`], and [`error_at`] builds an error there. Every generator,
+//! mesh option and data file is weighed against the machine ([`limits`],
+//! [`Machine`]) before anything is made or read.
 //!
 //! The validated types hold the engine's own types (from talus-core) where
 //! the engine consumes a value as is (timestep, fixity, regions, radius

@@ -4,6 +4,7 @@
 //!
 //! `anyhow` lives here only; the library crates below return typed errors.
 
+pub mod origin;
 pub mod record;
 pub mod scene;
 
@@ -82,10 +83,14 @@ pub fn load(path: &Path) -> Result<(RunConfig, ModelRegistry)> {
 }
 
 /// Validates a config completely (plugins, properties, generators, walls)
-/// without stepping.
+/// and prepares it as a run would (cell space, first contacts and forces,
+/// timestep), without stepping: what `run` would refuse before step 1,
+/// `check` refuses.
 pub fn check(path: &Path) -> Result<Simulation> {
     let (cfg, reg) = load(path)?;
-    scene::build(&cfg, &reg)
+    let mut sim = scene::build(&cfg, &reg)?;
+    sim.prepare().map_err(|e| origin::located(&cfg, &e))?;
+    Ok(sim)
 }
 
 fn thread_pool(n: usize) -> Result<rayon::ThreadPool> {
@@ -134,6 +139,11 @@ fn run_json(
 
 /// Runs a config to the end (or to `opts.steps`).
 pub fn run(path: &Path, opts: &RunOptions) -> Result<RunSummary> {
+    if let Some(n) = opts.threads {
+        talus_config::Machine::this()
+            .check_threads(n)
+            .map_err(|why| anyhow!("--threads {why}"))?;
+    }
     let (cfg, reg) = load(path)?;
     let threads = opts.threads.unwrap_or(cfg.run.threads);
     let pool = thread_pool(threads)?;
@@ -155,6 +165,9 @@ fn run_loaded(
     threads: usize,
 ) -> Result<RunSummary> {
     let mut sim = scene::build(cfg, reg)?;
+    // Everything `check` refuses is refused here too, in the same words,
+    // before the dataset exists.
+    sim.prepare().map_err(|e| origin::located(cfg, &e))?;
     let out = opts.out.clone().unwrap_or_else(|| cfg.output.dir.clone());
     let writer = DatasetWriter::create(
         &out,
@@ -212,8 +225,6 @@ fn run_loaded(
                 send(Table::ShapeFaces, recorder.shape_faces(&snap))?;
             }
         }
-        sim.prepare()
-            .map_err(|e| anyhow!("{}: {e}", cfg.source.display()))?;
         record(&mut sim, &writer, false)?;
         Ok(())
     })();

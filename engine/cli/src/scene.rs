@@ -1,7 +1,7 @@
 //! Builds a core [`Simulation`] from a validated run configuration and a
 //! model registry. Every error names the place in the config it comes from.
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use talus_config::{error_at, BallKind, BlockKind, BlockSource, RunConfig};
 use talus_core::generate::{
     given_to_world, lattice_balls, lattice_blocks, random_balls, random_blocks, BlockMix,
@@ -10,16 +10,25 @@ use talus_core::generate::{
 use talus_core::{BallInit, BlockInit, BlockShape, Settings, Simulation, Vec3, Wall};
 use talus_host::ModelRegistry;
 
+use crate::origin;
+
 fn v3(a: [f64; 3]) -> Vec3 {
     Vec3::from_array(a)
 }
 
 /// Creates the simulation ([`populate`]) and has the engine check it is
-/// ready to run ([`Simulation::setup`]).
+/// ready to run ([`Simulation::setup`]); a config that makes no body is
+/// refused (there would be nothing to run).
 pub fn build(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation> {
     let mut sim = populate(cfg, registry)?;
-    sim.setup()
-        .map_err(|e| anyhow!("{}: {e}", cfg.source.display()))?;
+    if sim.n_balls() + sim.n_blocks() == 0 {
+        return Err(error_at(
+            &cfg.run.location,
+            "the config makes no balls and no blocks, so there is nothing to run; add a [[balls]] or [[blocks]] table",
+        )
+        .into());
+    }
+    sim.setup().map_err(|e| origin::located(cfg, &e.into()))?;
     Ok(sim)
 }
 
@@ -157,10 +166,21 @@ pub fn populate(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation>
     }
     for (a, b) in pairs {
         let Some(rule) = cfg.model_for(&a, &b) else {
-            return Err(anyhow!(
-                "{}: no [[models]] entry covers groups '{a}' and '{b}', which can touch; add one with groups = [\"{a}\", \"{b}\"]",
-                cfg.source.display()
-            ));
+            // At the table of the second group, naming the first's.
+            let first = origin::group(cfg, &a).unwrap_or(&cfg.run.location);
+            let second = origin::group(cfg, &b).unwrap_or(first);
+            let from = if a == b {
+                String::new()
+            } else {
+                format!(" (group '{a}' comes from the table at {first})")
+            };
+            return Err(error_at(
+                second,
+                format!(
+                    "no [[models]] entry covers groups '{a}' and '{b}', which can touch{from}; add one with groups = [\"{a}\", \"{b}\"]"
+                ),
+            )
+            .into());
         };
         let registered = registry.get(&rule.model).ok_or_else(|| {
             let known: Vec<String> = registry

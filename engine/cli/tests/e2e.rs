@@ -396,9 +396,9 @@ fn bad_configs_stop_with_one_clear_message() {
     expect_config_error(
         "cannot_fit.toml",
         &format!(
-            "{BASE}[[balls]]\nkind = \"random\"\ndensity = 1.0\ncount = 10000\nradius = 0.001\nmax_attempts = 20\nregion = {{ min = [0.0, 0.0, 0.0], max = [0.01, 0.01, 0.01] }}\n"
+            "{BASE}[[balls]]\nkind = \"random\"\ndensity = 1.0\ncount = 150\nradius = 0.001\nmax_attempts = 20\nregion = {{ min = [0.0, 0.0, 0.0], max = [0.01, 0.01, 0.01] }}\n"
         ),
-        &["cannot_fit.toml:", "cannot fit 10000 balls"],
+        &["cannot_fit.toml:", "cannot fit 150 balls"],
     );
     expect_config_error(
         "missing_mesh.toml",

@@ -1,12 +1,12 @@
 //! Wall meshes: the box generator, STL and OBJ readers, and welding.
 //!
-//! Reads: box corners, or the bytes of an `.stl` (ASCII or binary, through
-//! `stl_io`) or `.obj` (through `tobj`, polygons triangulated). Writes:
-//! [`MeshData`]. Invariant: the normal `(v1 - v0) x (v2 - v0)` of every
-//! triangle points to the active side (into the box for generated boxes; as
-//! the file orders its vertices for files); after [`weld`], no two vertices
-//! are within the weld tolerance, every vertex is used, and no triangle is
-//! degenerate.
+//! Reads: box corners, or the bytes of an `.stl` (ASCII at full precision
+//! or binary, through `talus_geometry::stl`) or `.obj` (through `tobj`,
+//! polygons triangulated). Writes: [`MeshData`]. Invariant: the normal
+//! `(v1 - v0) x (v2 - v0)` of every triangle points to the active side
+//! (into the box for generated boxes; as the file orders its vertices for
+//! files); after [`weld`], no two vertices are within the weld tolerance,
+//! every vertex is used, and no triangle is degenerate.
 
 use std::collections::HashMap;
 use std::io::Cursor;
@@ -233,73 +233,23 @@ pub(crate) fn weld(vertices: &[[f64; 3]], triangles: &[[u32; 3]]) -> Result<Mesh
     })
 }
 
-/// Size of a binary STL with `n` triangles: 80-byte header, u32 count,
-/// 50 bytes per triangle.
-fn binary_stl_len(bytes: &[u8]) -> Option<usize> {
-    let count = bytes.get(80..84)?;
-    let n = u32::from_le_bytes(count.try_into().ok()?) as usize;
-    Some(84 + 50 * n)
-}
-
-/// Reads an STL file (ASCII or binary). Vertex order is kept; the stored
-/// facet normals are ignored.
+/// Reads an STL file (ASCII at full precision, or binary). Vertex order is
+/// kept; the stored facet normals are ignored.
 pub(crate) fn read_stl(bytes: &[u8]) -> Result<Soup, FileIssue> {
-    let looks_ascii = bytes.starts_with(b"solid ");
-    let exact_binary = binary_stl_len(bytes) == Some(bytes.len());
-    // Many exporters start binary headers with "solid" too; the exact
-    // binary size settles it. Blank the header so stl_io reads binary.
-    let mut owned;
-    let data: &[u8] = if looks_ascii && exact_binary {
-        owned = bytes.to_vec();
-        owned[..5].copy_from_slice(b"SOLID");
-        &owned
-    } else {
-        bytes
-    };
-    let ascii = looks_ascii && !exact_binary;
-
-    let mut cursor = Cursor::new(data);
-    let reader = stl_io::create_stl_reader(&mut cursor).map_err(|e| {
-        if ascii {
-            FileIssue::at(1, 1, format!("cannot read ASCII STL: {e}"))
+    let facets = talus_geometry::stl::read_stl(bytes).map_err(|e| FileIssue {
+        line: e.line,
+        col: e.col,
+        message: if e.line.is_some() {
+            format!("cannot read ASCII STL: {}", e.message)
         } else {
-            FileIssue::whole(format!("cannot read binary STL: {e}"))
-        }
+            e.message
+        },
     })?;
-    let mut vertices = Vec::new();
-    let mut triangles = Vec::new();
-    for (t_idx, tri) in reader.enumerate() {
-        let tri = tri.map_err(|e| stl_issue(bytes, ascii, t_idx, &e))?;
-        let base = vertices.len() as u32;
-        for v in tri.vertices {
-            vertices.push(v.0.map(f64::from));
-        }
-        triangles.push([base, base + 1, base + 2]);
-    }
+    let vertices = facets.iter().flatten().copied().collect();
+    let triangles = (0..facets.len() as u32)
+        .map(|t| [3 * t, 3 * t + 1, 3 * t + 2])
+        .collect();
     Ok((vertices, triangles))
-}
-
-/// Locates a failure in facet `t_idx`. stl_io reads ASCII STL as non-empty
-/// lines: `solid`, then 7 lines per facet; so facet k starts at non-empty
-/// line 1 + 7k (0-based).
-fn stl_issue(bytes: &[u8], ascii: bool, t_idx: usize, e: &std::io::Error) -> FileIssue {
-    if !ascii {
-        let n = binary_stl_len(bytes).map_or(0, |len| (len - 84) / 50);
-        return FileIssue::whole(format!(
-            "binary STL: cannot read triangle #{} of {n} (file truncated?): {e}",
-            t_idx + 1
-        ));
-    }
-    let text = String::from_utf8_lossy(bytes);
-    let target = 1 + 7 * t_idx;
-    let line = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .nth(target)
-        .or_else(|| text.lines().enumerate().last())
-        .map_or(1, |(i, _)| i + 1);
-    FileIssue::at(line, 1, format!("malformed facet #{}: {e}", t_idx + 1))
 }
 
 /// Reads an OBJ file; every object's polygons, triangulated as fans.

@@ -82,6 +82,9 @@ impl RunConfig {
 /// `[run]`: how long and how the run is integrated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunSettings {
+    /// The `[run]` table, where the engine's complaints about the run as
+    /// a whole (no bodies, no timestep) point.
+    pub location: Location,
     /// How long to run (`steps` or `time`).
     pub duration: Duration,
     /// The timestep (`dt`, `safety`): `Fixed(dt)` with `dt > 0` s, or

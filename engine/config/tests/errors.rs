@@ -716,17 +716,17 @@ fn malformed_mesh_files_report_their_line() {
 
     let mut stl = ascii_stl(&cube_triangles()[..2]);
     stl = stl.replacen("vertex 1 1 0", "vertex 1 one 0", 1);
-    let bad_line = pos_of(&stl, "vertex 1 one").0;
-    let facet_line = stl[..stl.find("vertex 1 one").unwrap()]
-        .rfind("facet normal")
-        .map(|at| stl[..at].matches('\n').count() + 1)
-        .unwrap();
-    assert!(facet_line <= bad_line);
     let mesh = dir.write("bad.stl", &stl);
     let text = format!("{RUN}[[walls]]\nname = \"w\"\nkind = \"mesh\"\npath = \"bad.stl\"\n");
     let e = talus_config::parse_str(&text, &origin).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::DataFile);
-    assert_error(&e, &mesh, (facet_line, 1), &["malformed facet #1"]);
+    // The position of the bad number itself.
+    assert_error(
+        &e,
+        &mesh,
+        pos_of(&stl, "one"),
+        &["cannot read ASCII STL", "coordinate 'one' is not a number"],
+    );
 
     let obj = cube_obj().replace("v 1 1 0", "v 1 x 0");
     let mesh = dir.write("bad.obj", &obj);
@@ -847,4 +847,13 @@ fn error_at_uses_item_locations() {
         col: 3,
     };
     assert_eq!(loc.to_string(), "a.toml:2:3");
+}
+
+#[test]
+fn a_config_that_is_not_utf8_is_refused_at_the_byte() {
+    let dir = TempDir::new("latin1");
+    let path = dir.write("x.toml", b"[run]\nsteps = 3\n# caf\xe9 au lait\n");
+    let e = talus_config::load(&path).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Syntax);
+    assert_error(&e, &path, (3, 6), &["byte 0xE9 is not UTF-8 text"]);
 }

@@ -151,6 +151,61 @@ fn stl_binary_round_trip_with_solid_header() {
     check_unit_cube(&wall, 2.0, [1.0, 2.0, 3.0]);
 }
 
+/// A tetrahedron with coordinates that single precision does not hold.
+const FINE: [[f64; 3]; 4] = [
+    [0.0, 0.0, 1e-3],
+    [0.1, 0.0, 1e-3],
+    [0.0, 0.123456789012345, 1e-3],
+    [0.0, 0.0, 0.3000000000000001],
+];
+/// Its faces, outward.
+const FINE_FACES: [[usize; 3]; 4] = [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]];
+
+fn fine_stl() -> String {
+    let mut s = String::from("solid fine\n");
+    for f in FINE_FACES {
+        s.push_str("facet normal 0 0 0\nouter loop\n");
+        for v in f {
+            let [x, y, z] = FINE[v];
+            s.push_str(&format!("vertex {x:e} {y:e} {z:e}\n"));
+        }
+        s.push_str("endloop\nendfacet\n");
+    }
+    s + "endsolid fine\n"
+}
+
+#[test]
+fn ascii_stl_walls_and_shapes_keep_every_digit() {
+    let dir = TempDir::new("stl-digits");
+    dir.write("fine.stl", fine_stl());
+    let wall = one_wall(&dir, "kind = \"mesh\"\npath = \"fine.stl\"\n");
+    let mut got = wall.mesh.vertices.clone();
+    got.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let mut want = FINE.to_vec();
+    want.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    // Bit for bit: through f32, 1e-3 would come back as 1.0000000474974513e-3.
+    assert_eq!(got, want);
+
+    // A shape from the STL equals the shape from an OBJ of the same digits.
+    let mut obj = String::from("o fine\n");
+    for [x, y, z] in FINE {
+        obj.push_str(&format!("v {x:e} {y:e} {z:e}\n"));
+    }
+    for f in FINE_FACES {
+        obj.push_str(&format!("f {} {} {}\n", f[0] + 1, f[1] + 1, f[2] + 1));
+    }
+    dir.write("fine.obj", obj);
+    let shape = |file: &str| {
+        let text = format!("{RUN}[[shapes]]\nname = \"s\"\nkind = \"mesh\"\npath = \"{file}\"\n");
+        let cfg = talus_config::parse_str(&text, &dir.path().join("x.toml")).unwrap();
+        cfg.shapes.into_iter().next().unwrap().shape
+    };
+    let (from_stl, from_obj) = (shape("fine.stl"), shape("fine.obj"));
+    assert_eq!(from_stl.polyhedron, from_obj.polyhedron);
+    assert_eq!(from_stl.input_centroid, from_obj.input_centroid);
+    assert_eq!(from_stl.volume, from_obj.volume);
+}
+
 #[test]
 fn obj_round_trip_and_flip() {
     let dir = TempDir::new("obj");

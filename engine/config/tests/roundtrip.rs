@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use proptest::prelude::*;
-use talus_config::{BallKind, Duration};
+use talus_config::{BallKind, Duration, Machine};
 use talus_core::generate::RadiusDist;
 use talus_core::Timestep;
 
@@ -93,15 +93,23 @@ fn random_gen() -> impl Strategy<Value = RandomGen> {
         prop::option::of(0..i64::MAX),
     )
         .prop_map(
-            |(count, (r, extra), min, extent, damping, velocity, seed)| RandomGen {
-                count,
+            |(count, (r, extra), min, extent, damping, velocity, seed)| {
                 // A uniform range [r, r + extra * r].
-                radius: (r, extra.map(|e| r + e * r)),
-                min,
-                extent,
-                damping,
-                velocity,
-                seed,
+                let radius = (r, extra.map(|e| r + e * r));
+                // A region the balls can fill: a few diameters wide at
+                // least, and no more balls than half the densest packing.
+                let extent = extent.map(|e| e.max(8.0 * radius.1.unwrap_or(r)));
+                let ball = 4.0 / 3.0 * std::f64::consts::PI * r.powi(3);
+                let room = 0.37 * extent.iter().product::<f64>() / ball;
+                RandomGen {
+                    count: count.min(room as i64).max(1),
+                    radius,
+                    min,
+                    extent,
+                    damping,
+                    velocity,
+                    seed,
+                }
             },
         )
 }
@@ -260,7 +268,9 @@ proptest! {
     #[test]
     fn valid_configs_round_trip_numbers_exactly(g in config_gen()) {
         let text = to_toml(&g);
-        let cfg = talus_config::parse_str(&text, Path::new("gen.toml"))
+        // A machine that holds whatever the generator makes.
+        let machine = Machine { memory: 1 << 50, memory_source: "test", cpus: 64 };
+        let cfg = talus_config::parse_str_on(&text, Path::new("gen.toml"), machine)
             .map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
 
         match (g.duration, cfg.run.duration) {

@@ -25,7 +25,7 @@
 //! the reduced contact; [`rounding`] erode/dilate and facet extrusion;
 //! [`shapes`] named and random block shapes and the principal frame;
 //! [`mesh`] blocks from OBJ/STL files, each object checked closed and
-//! convex.
+//! convex; [`stl`] the STL reader (ASCII at full precision).
 //!
 //! Conventions: a plane's inner side is `normal . x <= offset`; contact
 //! normals point from end1 (A) to end2 (B); a gap below zero is overlap.
@@ -43,6 +43,7 @@ pub mod polyhedron;
 pub mod pressed;
 pub mod rounding;
 pub mod shapes;
+pub mod stl;
 pub mod support;
 
 pub use closest::{

@@ -2,7 +2,7 @@
 //! STL file becomes one block.
 //!
 //! Reads: the bytes of an `.obj` (through `tobj`, polygons triangulated) or
-//! `.stl` (ASCII or binary, through `stl_io`) file, or a triangle soup.
+//! `.stl` (ASCII or binary, through [`crate::stl`]) file, or a triangle soup.
 //! Writes: one [`MeshBlock`] per object, in file order, or a [`MeshError`]
 //! naming the file, the object and why it is not a block.
 //! Invariant: a block is returned only for an object whose surface is
@@ -392,26 +392,14 @@ fn read_obj(bytes: &[u8]) -> Result<Vec<Object>, String> {
 }
 
 fn read_stl(bytes: &[u8], label: &Path) -> Result<Vec<Object>, String> {
-    // Binary files whose 80-byte header starts with "solid" (common) would
-    // be taken for ASCII; a size that is exactly the binary layout's
-    // (84 bytes + 50 per triangle) decides, and the header is blanked.
-    let binary_size = bytes
-        .get(80..84)
-        .map(|n| 84 + 50 * u32::from_le_bytes([n[0], n[1], n[2], n[3]]) as usize);
-    let mut data = bytes.to_vec();
-    if data.starts_with(b"solid") && binary_size == Some(bytes.len()) {
-        data[..5].fill(b' ');
-    }
-    let mesh = stl_io::read_stl(&mut Cursor::new(data)).map_err(|e| e.to_string())?;
-    let vertices = mesh
-        .vertices
+    let facets = crate::stl::read_stl(bytes).map_err(|e| e.to_string())?;
+    let vertices = facets
         .iter()
-        .map(|v| DVec3::new(f64::from(v[0]), f64::from(v[1]), f64::from(v[2])))
+        .flatten()
+        .map(|&v| DVec3::from_array(v))
         .collect();
-    let triangles = mesh
-        .faces
-        .iter()
-        .map(|f| f.vertices.map(|i| i as u32))
+    let triangles = (0..facets.len() as u32)
+        .map(|t| [3 * t, 3 * t + 1, 3 * t + 2])
         .collect();
     let stem = label
         .file_stem()

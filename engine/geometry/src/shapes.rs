@@ -196,8 +196,9 @@ pub fn prism_block(
 /// [`GeometryError::InvalidArgument`] for a vertex range below 4 or empty,
 /// a semi-axis that is not positive or a roughness outside `[0, 1)`;
 /// [`GeometryError::IterationCap`] (stage `"random block"`) if the hull
-/// keeps fewer vertices than drawn after many extra points (never observed
-/// for roughness below 0.9).
+/// keeps fewer vertices than drawn after many extra points or
+/// [`RANDOM_BLOCK_WORK`] (rough shapes with many vertices, flat or
+/// needle-like axes).
 pub fn random_block(spec: &RandomBlock, seed: u64) -> Result<ConvexPolyhedron, GeometryError> {
     let RandomBlock {
         semi_axes,
@@ -225,34 +226,71 @@ pub fn random_block(spec: &RandomBlock, seed: u64) -> Result<ConvexPolyhedron, G
     }
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let target = rng.random_range(min_vertices..=max_vertices);
-    let draw = |rng: &mut ChaCha8Rng| {
-        let z: f64 = rng.random_range(-1.0..=1.0);
-        let azimuth: f64 = rng.random_range(0.0..std::f64::consts::TAU);
-        let (s, c) = azimuth.sin_cos();
-        let ring = (1.0 - z * z).max(0.0).sqrt();
-        let radius = 1.0 - roughness * rng.random::<f64>();
-        DVec3::new(ring * c, ring * s, z) * semi_axes * radius
-    };
+    let draw = |rng: &mut ChaCha8Rng| random_point(rng, semi_axes, roughness);
     let mut points: Vec<DVec3> = (0..target).map(|_| draw(&mut rng)).collect();
     let extra_cap = 64 * target + 256;
+    // The hull of `points` but the last, while it is short of the target.
+    let mut short: Option<ConvexPolyhedron> = None;
+    let mut work = 0usize;
     for _ in 0..=extra_cap {
+        let last = points[points.len() - 1];
+        let hull = match short.take() {
+            // A point well inside the hull so far changes neither the
+            // hull nor its tolerance (the bounding box stays): the hull
+            // of all the points is that hull, bit for bit.
+            Some(h)
+                if h.facet_planes()
+                    .iter()
+                    .all(|p| p.signed_distance(last) < -2.0 * h.tolerance()) =>
+            {
+                Ok(h)
+            }
+            _ => {
+                work += points.len();
+                ConvexPolyhedron::from_points(&points)
+            }
+        };
         // Too few points in general position (flat or merged) is not an
         // error here: more points are coming.
-        match ConvexPolyhedron::from_points(&points) {
+        match hull {
             Ok(block) if block.vertices().len() >= target => return Ok(block),
-            Ok(_)
-            | Err(
+            Ok(block) => {
+                work += block.facet_planes().len();
+                short = Some(block);
+                points.push(draw(&mut rng));
+            }
+            Err(
                 GeometryError::Coplanar
                 | GeometryError::Collinear
                 | GeometryError::TooFewPoints { .. },
             ) => points.push(draw(&mut rng)),
             Err(e) => return Err(e),
         }
+        if work > RANDOM_BLOCK_WORK {
+            break;
+        }
     }
     Err(GeometryError::IterationCap {
         stage: "random block",
     })
 }
+
+/// A point of a random block: uniform in direction on the unit sphere,
+/// its radius shrunk by up to `roughness`, stretched by `semi_axes`.
+fn random_point(rng: &mut ChaCha8Rng, semi_axes: DVec3, roughness: f64) -> DVec3 {
+    let z: f64 = rng.random_range(-1.0..=1.0);
+    let azimuth: f64 = rng.random_range(0.0..std::f64::consts::TAU);
+    let (s, c) = azimuth.sin_cos();
+    let ring = (1.0 - z * z).max(0.0).sqrt();
+    let radius = 1.0 - roughness * rng.random::<f64>();
+    DVec3::new(ring * c, ring * s, z) * semi_axes * radius
+}
+
+/// Most work [`random_block`] spends (points hulled plus facets tested,
+/// summed over its tries; a second or a few) before it gives up: shapes whose
+/// hull keeps too few of the points drawn (many vertices with roughness,
+/// very flat or needle-like axes) would otherwise take hours.
+pub const RANDOM_BLOCK_WORK: usize = 10_000_000;
 
 /// A block expressed about its centroid in the axes of its principal
 /// moments.
@@ -473,6 +511,61 @@ mod tests {
                 assert_eq!(random_block(&s, seed).unwrap(), block);
             }
             assert_ne!(random_block(&s, 1).unwrap(), random_block(&s, 2).unwrap());
+        }
+    }
+
+    /// [`random_block`] as it was before it skipped points inside the hull
+    /// and bounded its work: one hull per point drawn.
+    fn random_block_one_hull_per_point(spec: &RandomBlock, seed: u64) -> Option<ConvexPolyhedron> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let target = rng.random_range(spec.min_vertices..=spec.max_vertices);
+        let draw = |rng: &mut ChaCha8Rng| random_point(rng, spec.semi_axes, spec.roughness);
+        let mut points: Vec<DVec3> = (0..target).map(|_| draw(&mut rng)).collect();
+        for _ in 0..=64 * target + 256 {
+            match ConvexPolyhedron::from_points(&points) {
+                Ok(block) if block.vertices().len() >= target => return Some(block),
+                Ok(_) => points.push(draw(&mut rng)),
+                Err(_) => return None,
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn skipping_points_inside_the_hull_changes_no_block() {
+        for (min, max, roughness) in [(4, 12, 0.0), (10, 30, 0.5), (40, 60, 0.2), (20, 40, 0.9)] {
+            let s = spec(min, max, roughness);
+            for seed in 0..10u64 {
+                let old = random_block_one_hull_per_point(&s, seed).unwrap();
+                assert_eq!(
+                    random_block(&s, seed).unwrap(),
+                    old,
+                    "{min} {max} {roughness} {seed}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn random_blocks_that_cannot_be_drawn_fail_quickly() {
+        // Many vertices on a rough or a flat ellipsoid: the hull keeps too
+        // few of the points drawn, and each new point is rarely a corner.
+        let rough = spec(2000, 2000, 0.5);
+        let flat = RandomBlock {
+            semi_axes: DVec3::new(1.0, 1.0, 1e-7),
+            ..spec(5000, 5000, 0.0)
+        };
+        for s in [rough, flat] {
+            let start = std::time::Instant::now();
+            let e = random_block(&s, 1).unwrap_err();
+            assert_eq!(
+                e,
+                GeometryError::IterationCap {
+                    stage: "random block"
+                }
+            );
+            let took = start.elapsed().as_secs_f64();
+            assert!(took < 20.0, "gave up after {took} s");
         }
     }
 

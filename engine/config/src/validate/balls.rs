@@ -8,13 +8,16 @@
 //! min < max, a lattice spacing >= 2 radius whose `counts` fit the region,
 //! and explicit rows that each have a radius.
 
+use std::ops::Range;
+
 use serde_spanned::Spanned;
 
 use super::{
-    damping, density, fix_flags, group_name, int_at_least, lattice_cells, max_attempts, positive,
-    region, seed_or, span_of, vec3_or, Ctx, KindTable, Result,
+    damping, density, fix_flags, group_name, int_at_least, lattice_cells, lattice_sites,
+    max_attempts, packing, positive, region, seed_or, span_of, vec3_or, Ctx, KindTable, Result,
 };
 use crate::error::ConfigError;
+use crate::limits::{self, Approx, Bytes, Count};
 use crate::mesh::FileIssue;
 use crate::positions::{self, PositionsFile};
 use crate::spec::{BallKindSpec, BallSpec, PositionsFormat, RadiusSpec, BALL_COMMON_KEYS};
@@ -76,8 +79,8 @@ pub(super) fn ball_source(
     let fix = Fixity::from_flags(fix_flags(&b.fix));
 
     let kind = match kind {
-        BallKindSpec::Random => random(ctx, &b, table, run_seed, &require)?,
-        BallKindSpec::Lattice => lattice(ctx, &b, table, &require)?,
+        BallKindSpec::Random => random(ctx, &b, table, run_seed, density, &require)?,
+        BallKindSpec::Lattice => lattice(ctx, &b, table, density, &require)?,
         BallKindSpec::List => list(ctx, &b, table, &require)?,
         BallKindSpec::File => {
             let (kind, header_density) = file(ctx, &b, table, &require)?;
@@ -94,6 +97,21 @@ pub(super) fn ball_source(
             format!("missing key 'density' in {table} (kg/m^3, > 0; only an xyz header with 'rho' can supply it)"),
         )
     })?;
+    let (smallest, largest) = match &kind {
+        BallKind::Random { radius, .. } => (radius.min(), radius.max()),
+        BallKind::Lattice { radius, .. } => (*radius, *radius),
+        BallKind::Explicit(rows) => rows.iter().fold((f64::INFINITY, 0.0_f64), |(lo, hi), r| {
+            (lo.min(r.radius), hi.max(r.radius))
+        }),
+    };
+    let at = [span_of(&b.radius), span_of(&b.balls), span_of(&b.path)]
+        .into_iter()
+        .flatten()
+        .next()
+        .unwrap_or(table_span);
+    for r in [smallest, largest] {
+        ball_mass(ctx, &at, r, Some(density), table)?;
+    }
 
     Ok(BallSource {
         location,
@@ -115,20 +133,26 @@ fn random(
     b: &BallSpec,
     table: &str,
     run_seed: u64,
+    density: Option<f64>,
     require: &dyn Fn(&str) -> ConfigError,
 ) -> Result<BallKind> {
     let count = b.count.as_ref().ok_or_else(|| require("count"))?;
     let count = int_at_least(ctx, count, 1, &format!("'count' in {table}"))? as usize;
     let r = b.radius.as_ref().ok_or_else(|| require("radius"))?;
     let radius = match *r.get_ref() {
-        RadiusSpec::Fixed(v) => RadiusDist::Fixed(positive(
-            ctx,
-            &r.span(),
-            v,
-            &format!("'radius' in {table}"),
-            "m",
-        )?),
+        RadiusSpec::Fixed(v) => {
+            ball_mass(ctx, &r.span(), v, density, table)?;
+            RadiusDist::Fixed(positive(
+                ctx,
+                &r.span(),
+                v,
+                &format!("'radius' in {table}"),
+                "m",
+            )?)
+        }
         RadiusSpec::Range(lo, hi) => {
+            ball_mass(ctx, &r.span(), lo, density, table)?;
+            ball_mass(ctx, &r.span(), hi, density, table)?;
             positive(
                 ctx,
                 &r.span(),
@@ -150,6 +174,10 @@ fn random(
         b.region.as_ref().ok_or_else(|| require("region"))?,
         table,
     )?;
+    let count_span = b.count.as_ref().map(|c| c.span()).unwrap_or_default();
+    packing(ctx, &count_span, count, radius.min(), &region, "balls")?;
+    reserve_balls(ctx, &count_span, count as f64, table, "")?;
+    ctx.extent(region.min.to_array(), region.max.to_array(), radius.max());
     let seed = seed_or(ctx, &b.seed, run_seed, table)?;
     let max_attempts = max_attempts(ctx, &b.max_attempts, table)?;
     Ok(BallKind::Random {
@@ -168,10 +196,12 @@ fn lattice(
     ctx: &Ctx<'_>,
     b: &BallSpec,
     table: &str,
+    density: Option<f64>,
     require: &dyn Fn(&str) -> ConfigError,
 ) -> Result<BallKind> {
     let r = b.radius.as_ref().ok_or_else(|| require("radius"))?;
     let radius = single_radius(ctx, r, table, "lattice")?;
+    ball_mass(ctx, &r.span(), radius, density, table)?;
     let spacing = match &b.spacing {
         None => 2.0 * radius,
         Some(s) => {
@@ -199,6 +229,21 @@ fn lattice(
         table,
         "balls",
     )?;
+    let sites = lattice_sites(&region, spacing, counts);
+    let at = b
+        .counts
+        .as_ref()
+        .map_or_else(|| region_spec.span(), Spanned::span);
+    let why = if counts.is_some() {
+        " (its 'counts')".to_owned()
+    } else {
+        format!(
+            " (its region holds that many spacings of {} m)",
+            Approx(spacing)
+        )
+    };
+    reserve_balls(ctx, &at, sites, table, &why)?;
+    ctx.extent(region.min.to_array(), region.max.to_array(), radius);
     Ok(BallKind::Lattice {
         radius,
         spacing,
@@ -245,13 +290,18 @@ fn list(
                 )
             })?,
         };
+        ctx.coordinates(
+            &spec.pos.span(),
+            spec.pos.get_ref().0,
+            &format!("'pos' of {row_name}"),
+        )?;
         rows.push(BallRow {
             pos: spec.pos.get_ref().0,
             radius,
             velocity: spec.velocity.as_ref().map(|v| v.get_ref().0),
         });
     }
-    Ok(BallKind::Explicit(rows))
+    explicit(ctx, &list.span(), rows, table)
 }
 
 /// `kind = "file"`: the rows of a positions file (xyz or csv, from `format`
@@ -266,7 +316,7 @@ fn file(
 ) -> Result<(BallKind, Option<f64>)> {
     let path_spec = b.path.as_ref().ok_or_else(|| require("path"))?;
     let key_span = path_spec.span();
-    let path = ctx.existing_path(path_spec, "positions file", table)?;
+    let (path, bytes) = ctx.data_file(path_spec, "positions file", table)?;
     let format = match &b.format {
         Some(f) => *f.get_ref(),
         None => match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
@@ -283,7 +333,6 @@ fn file(
             }
         },
     };
-    let bytes = ctx.read(&path, &key_span)?;
     let text = String::from_utf8(bytes).map_err(|_| {
         ctx.data_error(
             &path,
@@ -326,11 +375,74 @@ fn file(
                 ))
             }
         };
+        if let Some(why) = limits::too_far(row.pos) {
+            return Err(ctx.data_error(
+                &path,
+                &key_span,
+                FileIssue::at(row.line, 1, format!("this ball {why}")),
+            ));
+        }
         rows.push(BallRow {
             pos: row.pos,
             radius,
             velocity: row.velocity,
         });
     }
-    Ok((BallKind::Explicit(rows), parsed.header_density))
+    Ok((
+        explicit(ctx, &key_span, rows, table)?,
+        parsed.header_density,
+    ))
+}
+
+/// Counts the memory of `n` balls of `table`; `why` says where the count
+/// comes from.
+fn reserve_balls(ctx: &Ctx<'_>, at: &Range<usize>, n: f64, table: &str, why: &str) -> Result<()> {
+    ctx.reserve(
+        at,
+        n * limits::ball_bytes(),
+        format_args!(
+            "{table} makes {} balls{why}, about {} each with their contacts",
+            Count(n),
+            Bytes(limits::ball_bytes())
+        ),
+    )
+}
+
+/// Explicit balls: their memory and extent counted.
+fn explicit(ctx: &Ctx<'_>, at: &Range<usize>, rows: Vec<BallRow>, table: &str) -> Result<BallKind> {
+    reserve_balls(ctx, at, rows.len() as f64, table, "")?;
+    for r in &rows {
+        ctx.extent(
+            r.pos.map(|c| c - r.radius),
+            r.pos.map(|c| c + r.radius),
+            r.radius,
+        );
+    }
+    Ok(BallKind::Explicit(rows))
+}
+
+/// Refuses a ball of radius `r` (m) whose mass or moment of inertia is not
+/// a usable double at `density` (kg/m^3; unknown yet for a positions file).
+fn ball_mass(
+    ctx: &Ctx<'_>,
+    at: &Range<usize>,
+    r: f64,
+    density: Option<f64>,
+    table: &str,
+) -> Result<()> {
+    let Some(density) = density else {
+        return Ok(());
+    };
+    let (mass, moment) = limits::ball_mass(r, density);
+    match limits::mass_issue(mass, (moment, moment)) {
+        Some(why) if r > 0.0 => Err(ctx.invalid(
+            at,
+            format!(
+                "a ball of radius {} m and density {} kg/m^3 in {table} cannot be simulated: {why}",
+                Approx(r),
+                Approx(density)
+            ),
+        )),
+        _ => Ok(()),
+    }
 }

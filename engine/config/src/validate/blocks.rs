@@ -18,10 +18,11 @@ use serde_spanned::Spanned;
 
 use super::balls::DEFAULT_BALL_GROUP;
 use super::{
-    damping, density, fix_flags, group_name, int_at_least, lattice_cells, max_attempts, positive,
-    region, seed_or, span_of, vec3_or, Ctx, KindTable, Result,
+    damping, density, fix_flags, group_name, int_at_least, lattice_cells, lattice_sites,
+    max_attempts, packing, positive, region, seed_or, span_of, vec3_or, Ctx, KindTable, Result,
 };
 use crate::error::ConfigError;
+use crate::limits::{self, Approx, Bytes, Count};
 use crate::mesh::FileIssue;
 use crate::positions::{read_csv_rows, CsvSchema};
 use crate::spec::{BlockKindSpec, BlockSpec, OrientationSpec, QuatSpec, BLOCK_COMMON_KEYS};
@@ -190,6 +191,7 @@ pub(super) fn block_source(
         BlockKindSpec::List => list(ctx, &b, table, index, &require)?,
         BlockKindSpec::File => file(ctx, &b, table, index, &require)?,
     };
+    account(ctx, &b, table, &kind, density, index)?;
     Ok(BlockSource {
         location,
         group,
@@ -462,6 +464,9 @@ fn list(
             Some(q) => quat_key(ctx, q, &format!("'orientation' in {row_name}"))?,
             None => Quat::IDENTITY,
         };
+        if let Some(p) = &spec.pos {
+            ctx.coordinates(&p.span(), p.get_ref().0, &format!("'pos' of {row_name}"))?;
+        }
         rows.push(BlockRow {
             shape,
             pos: spec.pos.as_ref().map(|p| p.get_ref().0),
@@ -511,8 +516,7 @@ fn file(
     )?;
     let path_spec = b.path.as_ref().ok_or_else(|| require("path"))?;
     let key_span = path_spec.span();
-    let path = ctx.existing_path(path_spec, "poses file", table)?;
-    let bytes = ctx.read(&path, &key_span)?;
+    let (path, bytes) = ctx.data_file(path_spec, "poses file", table)?;
     let fail = |issue| ctx.data_error(&path, &key_span, issue);
     let text = String::from_utf8(bytes)
         .map_err(|_| fail(FileIssue::whole("poses file is not valid UTF-8 text")))?;
@@ -533,6 +537,16 @@ fn file(
             })?,
             None => Quat::IDENTITY,
         };
+        if let Some(pos) = row.all([0, 1, 2]) {
+            if let Some(why) = limits::too_far(pos) {
+                let col = row.values[0].map_or(1, |v| v.1);
+                return Err(fail(FileIssue::at(
+                    row.line,
+                    col,
+                    format!("this block {why}"),
+                )));
+            }
+        }
         rows.push(BlockRow {
             shape,
             pos: row.all([0, 1, 2]),
@@ -542,4 +556,104 @@ fn file(
         });
     }
     Ok(BlockKind::Explicit(rows))
+}
+
+/// The blocks of a source weighed before any is made: each shape's mass
+/// and moments usable at `density`; random fills that the region could
+/// hold; their memory; the extent they cover.
+fn account(
+    ctx: &Ctx<'_>,
+    b: &BlockSpec,
+    table: &str,
+    kind: &BlockKind,
+    density: f64,
+    index: &ShapeIndex,
+) -> Result<()> {
+    let shape = |k: u32| &index.shapes[k as usize];
+    let mut used: Vec<u32> = match kind {
+        BlockKind::Random { choices, .. } | BlockKind::Lattice { choices, .. } => {
+            choices.iter().map(|c| c.0).collect()
+        }
+        BlockKind::Explicit(rows) => rows.iter().map(|r| r.shape).collect(),
+    };
+    used.sort_unstable();
+    used.dedup();
+    let at_density = span_of(&b.density).unwrap_or_else(|| b.kind.span());
+    for &k in &used {
+        let s = shape(k);
+        let mass = density * s.volume;
+        let moments = (
+            density * s.unit_moments.min_element(),
+            density * s.unit_moments.max_element(),
+        );
+        if let Some(why) = limits::mass_issue(mass, moments) {
+            return Err(ctx.invalid(
+                &at_density,
+                format!(
+                    "a block of shape '{}' (volume {} m^3) at density {} kg/m^3 in {table} cannot be simulated: {why}",
+                    s.name,
+                    Approx(s.volume),
+                    Approx(density)
+                ),
+            ));
+        }
+    }
+    let radii = used.iter().map(|&k| shape(k).radius);
+    let smallest = radii.clone().fold(f64::INFINITY, f64::min);
+    let largest = radii.fold(0.0, f64::max);
+    let (n, at, why) = match kind {
+        BlockKind::Random { count, region, .. } => {
+            let at = span_of(&b.count).unwrap_or_else(|| b.kind.span());
+            packing(
+                ctx,
+                &at,
+                *count,
+                smallest,
+                region,
+                "blocks (bounding spheres)",
+            )?;
+            ctx.extent(region.min.to_array(), region.max.to_array(), largest);
+            (*count as f64, at, String::new())
+        }
+        BlockKind::Lattice {
+            spacing,
+            region,
+            counts,
+            ..
+        } => {
+            ctx.extent(region.min.to_array(), region.max.to_array(), largest);
+            let at = span_of(&b.counts)
+                .or_else(|| span_of(&b.region))
+                .unwrap_or_else(|| b.kind.span());
+            let why = if counts.is_some() {
+                " (its 'counts')".to_owned()
+            } else {
+                format!(
+                    " (its region holds that many spacings of {} m)",
+                    Approx(*spacing)
+                )
+            };
+            (lattice_sites(region, *spacing, *counts), at, why)
+        }
+        BlockKind::Explicit(rows) => {
+            for row in rows {
+                let s = shape(row.shape);
+                let c = row.pos.unwrap_or_else(|| s.input_centroid.to_array());
+                ctx.extent(c.map(|x| x - s.radius), c.map(|x| x + s.radius), s.radius);
+            }
+            let at = span_of(&b.blocks)
+                .or_else(|| span_of(&b.path))
+                .unwrap_or_else(|| b.kind.span());
+            (rows.len() as f64, at, String::new())
+        }
+    };
+    ctx.reserve(
+        &at,
+        n * limits::block_bytes(),
+        format_args!(
+            "{table} makes {} blocks{why}, about {} each with their contacts",
+            Count(n),
+            Bytes(limits::block_bytes())
+        ),
+    )
 }

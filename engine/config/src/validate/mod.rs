@@ -24,6 +24,7 @@ mod run;
 mod shapes;
 mod walls;
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -31,6 +32,7 @@ use std::path::{Path, PathBuf};
 use serde_spanned::Spanned;
 
 use crate::error::{ConfigError, ErrorKind, Location, Source};
+use crate::limits::{self, Approx, Bytes, Count, Machine};
 use crate::mesh::FileIssue;
 use crate::spec::{
     BlockResolutionSpec, ConfigSpec, DofSpec, Int, KgPerM3, Num, RegionSpec, Unitless, Vec3,
@@ -54,6 +56,22 @@ struct Ctx<'a> {
     src: &'a Source<'a>,
     /// Folder that relative paths in the config are resolved against.
     dir: PathBuf,
+    /// What the machine offers the run.
+    machine: Machine,
+    /// What the tables validated so far will need.
+    budget: RefCell<Budget>,
+}
+
+/// The run's needs as the tables are validated: memory and the extent of
+/// the model (for the cell space).
+struct Budget {
+    /// Estimated bytes.
+    bytes: f64,
+    /// Bounding box of every region, position and wall vertex so far (m).
+    lo: [f64; 3],
+    hi: [f64; 3],
+    /// Largest body radius so far (m; a block's bounding radius).
+    largest: f64,
 }
 
 impl Ctx<'_> {
@@ -92,6 +110,122 @@ impl Ctx<'_> {
         Ok(resolved)
     }
 
+    /// Resolves and reads a data file (mesh, positions, poses, vertex
+    /// velocities): it must be a regular file (a FIFO or device would
+    /// block or never end) that the machine's memory can hold.
+    fn data_file(
+        &self,
+        written: &Spanned<String>,
+        what: &str,
+        table: &str,
+    ) -> Result<(PathBuf, Vec<u8>)> {
+        let path = self.existing_path(written, what, table)?;
+        let span = written.span();
+        let meta = std::fs::metadata(&path).map_err(|e| {
+            self.src.err(
+                ErrorKind::Io,
+                &span,
+                format!("cannot read '{}': {e}", path.display()),
+            )
+        })?;
+        if !meta.is_file() {
+            return Err(self.invalid(
+                &span,
+                format!(
+                    "{what} '{}' in {table} is {}, not a regular file; give the path of a file",
+                    written.get_ref(),
+                    file_type(&meta)
+                ),
+            ));
+        }
+        let room = self.machine.memory as f64 - self.budget.borrow().bytes;
+        if meta.len() as f64 > room {
+            return Err(self.invalid(
+                &span,
+                format!(
+                    "{what} '{}' in {table} holds {}; reading it needs more than the {} of memory left for it ({} available, from {})",
+                    written.get_ref(),
+                    Bytes(meta.len() as f64),
+                    Bytes(room.max(0.0)),
+                    Bytes(self.machine.memory as f64),
+                    self.machine.memory_source
+                ),
+            ));
+        }
+        let bytes = self.read(&path, &span)?;
+        Ok((path, bytes))
+    }
+
+    /// Counts `bytes` of memory for `what` (a phrase naming the table and
+    /// what it makes), refused when the run would then need more than the
+    /// machine has.
+    fn reserve(&self, span: &Range<usize>, bytes: f64, what: impl std::fmt::Display) -> Result<()> {
+        let mut budget = self.budget.borrow_mut();
+        let total = budget.bytes + bytes;
+        let have = self.machine.memory as f64;
+        // A NaN or infinite need is refused too.
+        if total.is_nan() || total > have {
+            let before = if bytes >= 0.99 * total {
+                String::new()
+            } else {
+                format!(
+                    " ({} for these, {} for what comes before them)",
+                    Bytes(bytes),
+                    Bytes(budget.bytes)
+                )
+            };
+            return Err(self.invalid(
+                span,
+                format!(
+                    "{what}: the run would need about {} of memory{before}, more than the {} this machine has available (from {})",
+                    Bytes(total),
+                    Bytes(have),
+                    self.machine.memory_source
+                ),
+            ));
+        }
+        budget.bytes = total;
+        Ok(())
+    }
+
+    /// Takes `lo..hi` (m) into the model's extent and `radius` (m) into its
+    /// largest body, for the cell space.
+    fn extent(&self, lo: [f64; 3], hi: [f64; 3], radius: f64) {
+        let mut budget = self.budget.borrow_mut();
+        for axis in 0..3 {
+            budget.lo[axis] = budget.lo[axis].min(lo[axis]);
+            budget.hi[axis] = budget.hi[axis].max(hi[axis]);
+        }
+        budget.largest = budget.largest.max(radius);
+    }
+
+    /// Counts the engine's cell space over the model's extent.
+    fn reserve_cells(&self, span: &Range<usize>) -> Result<()> {
+        let (extent, largest) = {
+            let b = self.budget.borrow();
+            let extent: [f64; 3] = std::array::from_fn(|k| (b.hi[k] - b.lo[k]).max(0.0));
+            (extent, b.largest)
+        };
+        if largest <= 0.0 {
+            return Ok(());
+        }
+        // The engine's cells: twice the largest radius and tolerance.
+        let n = limits::cells(extent, 2.2 * largest);
+        self.reserve(
+            span,
+            n * limits::CELL_BYTES,
+            format_args!("the cell space ({} cells)", Count(n)),
+        )
+    }
+
+    /// A coordinate `v` (m) of `what` within [`limits::MAX_COORDINATE`].
+    fn coordinates(&self, span: &Range<usize>, v: [f64; 3], what: &str) -> Result<()> {
+        match limits::too_far(v) {
+            None => Ok(()),
+            Some(why) => Err(self.invalid(span, format!("{what} {why}"))),
+        }
+    }
+
     /// Reads a referenced data file.
     fn read(&self, path: &Path, key_span: &Range<usize>) -> Result<Vec<u8>> {
         std::fs::read(path).map_err(|e| {
@@ -123,13 +257,24 @@ impl Ctx<'_> {
 }
 
 /// Validates a parsed config. `src.file` is the config's path as given.
-pub(crate) fn validate(src: &Source<'_>, spec: ConfigSpec) -> Result<RunConfig> {
+pub(crate) fn validate(src: &Source<'_>, spec: ConfigSpec, machine: Machine) -> Result<RunConfig> {
     let dir = match src.file.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let ctx = Ctx { src, dir };
+    let ctx = Ctx {
+        src,
+        dir,
+        machine,
+        budget: RefCell::new(Budget {
+            bytes: limits::BASE_BYTES,
+            lo: [f64::INFINITY; 3],
+            hi: [f64::NEG_INFINITY; 3],
+            largest: 0.0,
+        }),
+    };
 
+    let run_span = spec.run.as_ref().map(Spanned::span).unwrap_or_default();
     let run = match spec.run {
         Some(run) => run_settings(&ctx, run)?,
         None => {
@@ -145,6 +290,20 @@ pub(crate) fn validate(src: &Source<'_>, spec: ConfigSpec) -> Result<RunConfig> 
         let table = format!("[[plugins]] #{}", i + 1);
         let p = p.into_inner();
         let path = ctx.existing_path(&p.path, "plugin path", &table)?;
+        // A library or a folder of them; anything else would block or fail
+        // deep in the loader.
+        if let Ok(meta) = std::fs::metadata(&path) {
+            if !(meta.is_file() || meta.is_dir()) {
+                return Err(ctx.invalid(
+                    &p.path.span(),
+                    format!(
+                        "plugin path '{}' in {table} is {}; give a library or a folder of libraries",
+                        p.path.get_ref(),
+                        file_type(&meta)
+                    ),
+                ));
+            }
+        }
         plugins.push(PluginPath {
             path,
             written: p.path.get_ref().clone(),
@@ -242,6 +401,7 @@ pub(crate) fn validate(src: &Source<'_>, spec: ConfigSpec) -> Result<RunConfig> 
         bonds.push(bonds::bond_rule(&ctx, b, &table, &pairs)?);
     }
 
+    ctx.reserve_cells(&run_span)?;
     let output = output_settings(&ctx, spec.output)?;
 
     Ok(RunConfig {
@@ -347,6 +507,46 @@ fn max_attempts(ctx: &Ctx<'_>, m: &Option<Spanned<Int>>, table: &str) -> Result<
     })
 }
 
+/// How many sites a lattice has: `counts`, or as many `spacing`s as fit
+/// the region per axis; counted in floating point, so a region of 1e9
+/// spacings cubed gives 1e27, not an overflow.
+fn lattice_sites(region: &Aabb, spacing: f64, counts: Option<[usize; 3]>) -> f64 {
+    match counts {
+        Some(n) => n.iter().map(|&c| c as f64).product(),
+        None => (0..3)
+            .map(|axis| ((region.max[axis] - region.min[axis]) / spacing * (1.0 + 1e-12)).floor())
+            .product(),
+    }
+}
+
+/// Refuses `n` random bodies of bounding radius at least `radius` (m) in
+/// `region` when even the densest packing of equal balls could not hold
+/// them.
+fn packing(
+    ctx: &Ctx<'_>,
+    span: &Range<usize>,
+    n: usize,
+    radius: f64,
+    region: &Aabb,
+    what: &str,
+) -> Result<()> {
+    let size = region.max - region.min;
+    let room = size.x * size.y * size.z;
+    let need = n as f64 * 4.0 / 3.0 * std::f64::consts::PI * radius.powi(3);
+    if need <= limits::DENSEST_PACKING * room {
+        return Ok(());
+    }
+    Err(ctx.invalid(
+        span,
+        format!(
+            "{n} {what} of radius {} m fill {} m^3, but the region holds {} m^3 and no packing of equal balls fills more than 74 % of space; lower the count or enlarge the region",
+            Approx(radius),
+            Approx(need),
+            Approx(room)
+        ),
+    ))
+}
+
 /// The cells of a lattice of `noun` (balls, blocks): with `counts` they
 /// must fit the region, without it the region must hold at least one
 /// `spacing` on every axis.
@@ -433,6 +633,16 @@ fn region(ctx: &Ctx<'_>, r: &Spanned<RegionSpec>, table: &str) -> Result<Aabb> {
     let spec = r.get_ref();
     let (min, max) = (spec.min.get_ref().0, spec.max.get_ref().0);
     check_min_max(ctx, &r.span(), min, max, &format!("region of {table}"))?;
+    ctx.coordinates(
+        &spec.min.span(),
+        min,
+        &format!("'min' of the region of {table}"),
+    )?;
+    ctx.coordinates(
+        &spec.max.span(),
+        max,
+        &format!("'max' of the region of {table}"),
+    )?;
     Ok(Aabb {
         min: v3(min),
         max: v3(max),
@@ -458,6 +668,20 @@ fn check_min_max(
         }
     }
     Ok(())
+}
+
+/// `scale` of a mesh file (> 0), default 1.
+fn mesh_scale(ctx: &Ctx<'_>, s: &Option<Spanned<Num<Unitless>>>, table: &str) -> Result<f64> {
+    match s {
+        None => Ok(1.0),
+        Some(v) => positive(
+            ctx,
+            &v.span(),
+            v.get_ref().0,
+            &format!("'scale' in {table}"),
+            "dimensionless",
+        ),
+    }
 }
 
 fn positive(ctx: &Ctx<'_>, span: &Range<usize>, v: f64, what: &str, unit: &str) -> Result<f64> {
@@ -526,4 +750,26 @@ impl<'a> KindTable<'a> {
 
 fn span_of<T>(v: &Option<Spanned<T>>) -> Option<Range<usize>> {
     v.as_ref().map(Spanned::span)
+}
+
+/// What kind of file system entry `meta` describes, for messages.
+fn file_type(meta: &std::fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    if t.is_dir() {
+        return "a folder";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+    }
+    "a special file"
 }

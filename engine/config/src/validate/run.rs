@@ -3,7 +3,8 @@
 //!
 //! Guarantees of [`RunSettings`]: exactly one of `steps` (> 0) and `time`
 //! (> 0 s); a fixed `dt` > 0 s, or `dt = "auto"` with `safety` in (0, 1]
-//! (default 0.8, and only with auto); `threads` and `seed` >= 0; a
+//! (default 0.8, and only with auto); `threads` from 0 to
+//! [`crate::limits::THREADS_PER_CPU`] per CPU; `seed` >= 0; a
 //! `cell_tolerance` of 0 becomes `None` (auto).
 
 use serde_spanned::Spanned;
@@ -81,7 +82,13 @@ pub(super) fn run_settings(ctx: &Ctx<'_>, run: Spanned<RunSpec>) -> Result<RunSe
     };
 
     let threads = match &run.threads {
-        Some(t) => int_at_least(ctx, t, 0, "'threads' in [run]")? as usize,
+        Some(t) => {
+            let n = int_at_least(ctx, t, 0, "'threads' in [run]")? as usize;
+            ctx.machine
+                .check_threads(n)
+                .map_err(|why| ctx.invalid(&t.span(), format!("'threads' in [run] {why}")))?;
+            n
+        }
         None => 0,
     };
     let seed = match &run.seed {
@@ -108,6 +115,7 @@ pub(super) fn run_settings(ctx: &Ctx<'_>, run: Spanned<RunSpec>) -> Result<RunSe
         .map_or(BlockResolution::Full, |r| block_resolution(*r.get_ref()));
 
     Ok(RunSettings {
+        location: ctx.loc(&run_span),
         duration,
         dt,
         gravity: vec3_or(&run.gravity, [0.0; 3]),

@@ -17,16 +17,18 @@ use std::path::Path;
 
 use serde_spanned::Spanned;
 
-use super::{int_at_least, positive, seed_or, span_of, Ctx, KindTable, Result};
+use super::{int_at_least, mesh_scale, positive, seed_or, span_of, Ctx, KindTable, Result};
 use crate::error::ConfigError;
+use crate::limits::{self, Approx};
 use crate::mesh::FileIssue;
 use crate::spec::{Int, ShapeKindSpec, ShapeSpec, SHAPE_COMMON_KEYS};
 use crate::types::ShapeSource;
 use talus_core::math::{v3, Vec3};
 use talus_core::BlockShape;
 use talus_geometry::{
-    blocks_from_file, box_block, erode, octahedron_block, prism_block, random_block,
-    tetrahedron_block, ConvexPolyhedron, MeshErrorKind, RandomBlock,
+    blocks_from_bytes, box_block, erode, octahedron_block, prism_block, random_block,
+    tetrahedron_block, ConvexPolyhedron, GeometryError, MeshErrorKind, MeshFormat, MeshOptions,
+    RandomBlock,
 };
 
 /// One `[[shapes]]` table: one shape, or one per object of a mesh file.
@@ -81,12 +83,11 @@ pub(super) fn shape_sources(
     let require = |key: &str| kind_table.missing(key);
     let size = |v: &Option<Spanned<crate::spec::Num<crate::spec::Meters>>>, key: &str| {
         let v = v.as_ref().ok_or_else(|| require(key))?;
-        positive(
+        length(
             ctx,
             &v.span(),
             v.get_ref().0,
             &format!("'{key}' in {table}"),
-            "m",
         )
     };
     let round = rounding(ctx, &s, table)?;
@@ -98,12 +99,11 @@ pub(super) fn shape_sources(
             let edges = s.size.as_ref().ok_or_else(|| require("size"))?;
             at = edges.span();
             for (k, e) in edges.get_ref().0.iter().enumerate() {
-                positive(
+                length(
                     ctx,
                     &at,
                     *e,
                     &format!("edge {} of 'size' in {table}", ["x", "y", "z"][k]),
-                    "m",
                 )?;
             }
             box_block(v3(edges.get_ref().0))
@@ -126,7 +126,17 @@ pub(super) fn shape_sources(
         }
         ShapeKindSpec::Random => {
             let (spec, seed) = random_spec(ctx, &s, table, run_seed, &require)?;
-            random_block(&spec, seed)
+            let block = random_block(&spec, seed);
+            if let (Err(GeometryError::IterationCap { .. }), Some(v)) = (&block, &s.vertices) {
+                return Err(ctx.invalid(
+                    &v.span(),
+                    format!(
+                        "{table}: no random shape with {} to {} corners found: the hull of the points drawn keeps too few of them as corners (rough or flat shapes keep few); lower 'vertices' or 'roughness', or make 'axes' less uneven",
+                        spec.min_vertices, spec.max_vertices
+                    ),
+                ));
+            }
+            block
         }
         ShapeKindSpec::Vertices => {
             let points = s.points.as_ref().ok_or_else(|| require("points"))?;
@@ -167,6 +177,9 @@ fn rounding(ctx: &Ctx<'_>, s: &ShapeSpec, table: &str) -> Result<Option<Rounding
         (None, Some(e)) => ("erode", e, true),
     };
     let radius = v.get_ref().0;
+    if radius > 0.0 {
+        length(ctx, &v.span(), radius, &format!("'{key}' in {table}"))?;
+    }
     if !(radius >= 0.0 && radius.is_finite()) {
         return Err(ctx.invalid(
             &v.span(),
@@ -245,12 +258,11 @@ fn random_spec(
     }
     let axes = s.axes.as_ref().ok_or_else(|| require("axes"))?;
     for (k, a) in axes.get_ref().0.iter().enumerate() {
-        positive(
+        length(
             ctx,
             &axes.span(),
             *a,
             &format!("semi-axis {} of 'axes' in {table}", ["x", "y", "z"][k]),
-            "m",
         )?;
     }
     let roughness = match &s.roughness {
@@ -285,6 +297,7 @@ fn vertex_shape(
     table: &str,
 ) -> Result<ConvexPolyhedron> {
     let list: Vec<Vec3> = points.get_ref().iter().map(|p| v3(p.get_ref().0)).collect();
+    extent(ctx, &points.span(), &list, &format!("'points' in {table}"))?;
     if list.len() < 4 {
         return Err(ctx.invalid(
             &points.span(),
@@ -343,47 +356,59 @@ fn mesh_shapes(
 ) -> Result<Vec<ShapeSource>> {
     let path_spec = s.path.as_ref().ok_or_else(|| require("path"))?;
     let key_span = path_spec.span();
-    let path = ctx.existing_path(path_spec, "mesh file", table)?;
-    let known = path
+    let ext = Path::new(path_spec.get_ref())
         .extension()
         .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("obj") || e.eq_ignore_ascii_case("stl"));
-    if !known {
-        return Err(ctx.invalid(
-            &key_span,
-            format!(
-                "mesh file '{}' in {table} has an unsupported format; use .obj or .stl (ASCII or binary)",
-                path_spec.get_ref()
-            ),
-        ));
-    }
-    let scale = match &s.scale {
-        None => 1.0,
-        Some(v) => positive(
-            ctx,
-            &v.span(),
-            v.get_ref().0,
-            &format!("'scale' in {table}"),
-            "dimensionless",
-        )?,
+        .map(str::to_ascii_lowercase);
+    let format = match ext.as_deref() {
+        Some("obj") => MeshFormat::Obj,
+        Some("stl") => MeshFormat::Stl,
+        _ => {
+            return Err(ctx.invalid(
+                &key_span,
+                format!(
+                    "mesh file '{}' in {table} has an unsupported format; use .obj or .stl (ASCII or binary)",
+                    path_spec.get_ref()
+                ),
+            ))
+        }
     };
-    let objects = blocks_from_file(&path).map_err(|e| {
-        let why = match &e.object {
-            Some(object) => format!("object '{object}': {}", e.kind),
-            None => e.kind.to_string(),
-        };
-        let why = match *e.kind {
-            MeshErrorKind::Read(_) => why,
-            _ => format!("{why}; every object of a [[shapes]] mesh must be a closed convex solid"),
-        };
-        mesh_issue(ctx, &path, &key_span, why)
-    })?;
+    let scale = mesh_scale(ctx, &s.scale, table)?;
+    let (path, bytes) = ctx.data_file(path_spec, "mesh file", table)?;
+    let objects =
+        blocks_from_bytes(&bytes, format, &path, MeshOptions::default()).map_err(|e| {
+            let why = match &e.object {
+                Some(object) => format!("object '{object}': {}", e.kind),
+                None => e.kind.to_string(),
+            };
+            let why = match *e.kind {
+                MeshErrorKind::Read(_) => why,
+                _ => format!(
+                    "{why}; every object of a [[shapes]] mesh must be a closed convex solid"
+                ),
+            };
+            mesh_issue(ctx, &path, &key_span, why)
+        })?;
     let mut shapes = Vec::with_capacity(objects.len());
     for object in objects {
+        let scaled: Vec<Vec3> = object.block.vertices().iter().map(|v| *v * scale).collect();
+        let file = format!(
+            "object '{}' of mesh file '{}' in {table}",
+            object.name,
+            path_spec.get_ref()
+        );
+        match &s.scale {
+            Some(sp) if scale != 1.0 => extent(
+                ctx,
+                &sp.span(),
+                &scaled,
+                &format!("scaled by 'scale' = {}, {file}", Approx(scale)),
+            )?,
+            _ => extent(ctx, &key_span, &scaled, &file)?,
+        }
         let poly = if scale == 1.0 {
             object.block
         } else {
-            let scaled: Vec<Vec3> = object.block.vertices().iter().map(|v| *v * scale).collect();
             ConvexPolyhedron::from_points(&scaled).map_err(|e| {
                 mesh_issue(
                     ctx,
@@ -404,4 +429,49 @@ fn mesh_shapes(
 
 fn mesh_issue(ctx: &Ctx<'_>, path: &Path, key_span: &Range<usize>, why: String) -> ConfigError {
     ctx.data_error(path, key_span, FileIssue::whole(why))
+}
+
+/// A length of a shape (m): positive, and within what the geometry kernel
+/// computes with in double precision ([`limits::MIN_SHAPE_LENGTH`] to
+/// [`limits::MAX_COORDINATE`]; volumes and moments take powers of it).
+fn length(ctx: &Ctx<'_>, span: &Range<usize>, v: f64, what: &str) -> Result<f64> {
+    let v = positive(ctx, span, v, what, "m")?;
+    if (limits::MIN_SHAPE_LENGTH..=limits::MAX_COORDINATE).contains(&v) {
+        return Ok(v);
+    }
+    Err(ctx.invalid(
+        span,
+        format!(
+            "{what} must be between {} m and {} m, got {} m: a shape's volume and moments of inertia take up to its fifth power, which double precision cannot hold beyond",
+            Approx(limits::MIN_SHAPE_LENGTH),
+            Approx(limits::MAX_COORDINATE),
+            Approx(v)
+        ),
+    ))
+}
+
+/// The points of a shape: within [`limits::MAX_COORDINATE`] of the origin
+/// and at least [`limits::MIN_SHAPE_LENGTH`] across, as [`length`] asks of
+/// the shapes given by their sizes.
+fn extent(ctx: &Ctx<'_>, span: &Range<usize>, points: &[Vec3], what: &str) -> Result<()> {
+    let (mut lo, mut hi) = (Vec3::splat(f64::INFINITY), Vec3::splat(f64::NEG_INFINITY));
+    for &p in points {
+        lo = lo.min(p);
+        hi = hi.max(p);
+    }
+    if let Some(why) = limits::too_far(lo.abs().max(hi.abs()).to_array()) {
+        return Err(ctx.invalid(span, format!("{what} {why}")));
+    }
+    let across = (hi - lo).max_element();
+    if across < limits::MIN_SHAPE_LENGTH {
+        return Err(ctx.invalid(
+            span,
+            format!(
+                "{what} is {} m across; a shape must be at least {} m across (its moments of inertia take the fifth power of its size)",
+                Approx(across),
+                Approx(limits::MIN_SHAPE_LENGTH)
+            ),
+        ));
+    }
+    Ok(())
 }

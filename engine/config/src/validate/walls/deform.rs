@@ -52,8 +52,7 @@ pub(super) fn deformation(
         })
         .collect();
     if let Some(file) = &d.vertex_velocities {
-        let path = ctx.existing_path(file, "vertex velocity file", table)?;
-        let bytes = ctx.read(&path, &file.span())?;
+        let (path, bytes) = ctx.data_file(file, "vertex velocity file", table)?;
         let rows = vertex_rows(&bytes, mesh)
             .map_err(|issue| ctx.data_error(&path, &file.span(), issue))?;
         for (k, v) in rows {

@@ -4,7 +4,7 @@
 //! Guarantees of [`WallSource`]: a non-empty name (unique across walls,
 //! checked in [`super::validate`]); only the keys of the chosen kind; a
 //! group name that is neither empty nor `"*"`; `cutoff_angle` in [0, 90]
-//! degrees; a box with min < max, 1 to 4096 divisions and at least one
+//! degrees; a box with min < max, 1 to 256 divisions and at least one
 //! face kept; a mesh file of a known format (STL or OBJ), scaled (> 0),
 //! translated and welded. At most one of `[walls.motion]`,
 //! `[walls.deform]` and `[walls.servo]`. The deformation, servo and
@@ -21,8 +21,10 @@ use std::path::Path;
 use serde_spanned::Spanned;
 
 use super::{
-    check_min_max, group_name, int_at_least, positive, span_of, vec3_or, Ctx, KindTable, Result,
+    check_min_max, group_name, int_at_least, mesh_scale, span_of, vec3_or, Ctx, KindTable, Result,
 };
+use crate::error::ConfigError;
+use crate::limits::{self, Approx, Count};
 use crate::mesh::{self, FileIssue, WeldIssue};
 use crate::spec::{FaceSpec, MotionSpec, ResolutionSpec, WallKindSpec, WallSpec, WALL_COMMON_KEYS};
 use crate::types::{MeshData, WallSource};
@@ -102,6 +104,8 @@ pub(super) fn wall_source(ctx: &Ctx<'_>, w: Spanned<WallSpec>, table: &str) -> R
             let max = w.max.as_ref().ok_or_else(|| require("max"))?;
             let (lo, hi) = (min.get_ref().0, max.get_ref().0);
             check_min_max(ctx, &min.span(), lo, hi, &format!("box of {table}"))?;
+            ctx.coordinates(&min.span(), lo, &format!("'min' of {table}"))?;
+            ctx.coordinates(&max.span(), hi, &format!("'max' of {table}"))?;
             let mut open = [false; 6];
             for face in w.open.iter().flat_map(|o| o.get_ref()) {
                 let idx = match face.get_ref() {
@@ -114,56 +118,41 @@ pub(super) fn wall_source(ctx: &Ctx<'_>, w: Spanned<WallSpec>, table: &str) -> R
                 };
                 open[idx] = true;
             }
-            if open.iter().all(|&o| o) {
+            let faces = open.iter().filter(|&&o| !o).count();
+            if faces == 0 {
                 let span = w.open.as_ref().map_or(table_span.clone(), Spanned::span);
                 return Err(ctx.invalid(
                     &span,
                     format!("'open' in {table} leaves out all six faces; the box would be empty"),
                 ));
             }
-            let divisions = match &w.divisions {
-                None => 1,
+            let (divisions, at) = match &w.divisions {
+                None => (1, table_span.clone()),
                 Some(d) => {
                     let n = int_at_least(ctx, d, 1, &format!("'divisions' in {table}"))?;
-                    // 12 d^2 triangles must stay indexable by u32 and sane in memory.
-                    if n > 4096 {
+                    if n > limits::MAX_DIVISIONS {
                         return Err(ctx.invalid(
                             &d.span(),
-                            format!("'divisions' in {table} must be at most 4096, got {n}"),
+                            format!(
+                                "'divisions' in {table} must be at most {}, got {n}: a flat face gains no geometry from finer facets, only memory and time ({n} would make {} triangles)",
+                                limits::MAX_DIVISIONS,
+                                Count(2.0 * faces as f64 * (n as f64).powi(2))
+                            ),
                         ));
                     }
-                    n as u32
+                    (n as u32, d.span())
                 }
             };
+            let triangles = 2.0 * faces as f64 * f64::from(divisions).powi(2);
+            ctx.reserve(
+                &at,
+                triangles * limits::TRIANGLE_BYTES,
+                format_args!("{table} makes {} triangles", Count(triangles)),
+            )?;
+            ctx.extent(lo, hi, 0.0);
             mesh::box_mesh(lo, hi, open, divisions)
         }
-        WallKindSpec::Mesh => {
-            let path_spec = w.path.as_ref().ok_or_else(|| require("path"))?;
-            let key_span = path_spec.span();
-            let path = ctx.existing_path(path_spec, "mesh file", table)?;
-            let scale = match &w.scale {
-                None => 1.0,
-                Some(s) => positive(
-                    ctx,
-                    &s.span(),
-                    s.get_ref().0,
-                    &format!("'scale' in {table}"),
-                    "dimensionless",
-                )?,
-            };
-            let translate = vec3_or(&w.translate, [0.0; 3]);
-            let flip = w.flip_normals.as_ref().is_some_and(|f| *f.get_ref());
-            mesh_file(
-                ctx,
-                &path,
-                &key_span,
-                path_spec.get_ref(),
-                scale,
-                translate,
-                flip,
-                table,
-            )?
-        }
+        WallKindSpec::Mesh => mesh_file(ctx, &w, table, &require)?,
     };
 
     let inactive = match &w.inactive {
@@ -232,21 +221,22 @@ fn motion(m: &MotionSpec) -> (RigidMotion, Option<talus_core::Vec3>) {
     (motion, m.center.as_ref().map(|c| v3(c.get_ref().0)))
 }
 
-#[expect(
-    clippy::too_many_arguments,
-    reason = "one call site; the arguments are the wall's mesh keys"
-)]
+/// `kind = "mesh"`: the file's triangles, scaled (`scale`, > 0, default
+/// 1), moved (`translate`), turned inside out if asked (`flip_normals`)
+/// and welded.
 fn mesh_file(
     ctx: &Ctx<'_>,
-    path: &Path,
-    key_span: &Range<usize>,
-    written: &str,
-    scale: f64,
-    translate: [f64; 3],
-    flip: bool,
+    w: &WallSpec,
     table: &str,
+    require: &dyn Fn(&str) -> ConfigError,
 ) -> Result<MeshData> {
-    let ext = path
+    let path_spec = w.path.as_ref().ok_or_else(|| require("path"))?;
+    let key_span = path_spec.span();
+    let written = path_spec.get_ref();
+    let scale = mesh_scale(ctx, &w.scale, table)?;
+    let translate = vec3_or(&w.translate, [0.0; 3]);
+    let flip = w.flip_normals.as_ref().is_some_and(|f| *f.get_ref());
+    let ext = Path::new(written)
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
@@ -255,18 +245,60 @@ fn mesh_file(
         Some("obj") => mesh::read_obj,
         _ => {
             return Err(ctx.invalid(
-                key_span,
+                &key_span,
                 format!("mesh file '{written}' in {table} has an unsupported format; use .stl (ASCII or binary) or .obj"),
             ))
         }
     };
-    let bytes = ctx.read(path, key_span)?;
+    let (path, bytes) = ctx.data_file(path_spec, "mesh file", table)?;
     let (mut vertices, mut triangles) =
-        reader(&bytes).map_err(|issue| ctx.data_error(path, key_span, issue))?;
+        reader(&bytes).map_err(|issue| ctx.data_error(&path, &key_span, issue))?;
+    drop(bytes);
+    ctx.reserve(
+        &key_span,
+        triangles.len() as f64 * limits::TRIANGLE_BYTES,
+        format_args!(
+            "mesh file '{written}' of {table} holds {} triangles",
+            triangles.len()
+        ),
+    )?;
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
     for v in &mut vertices {
         for axis in 0..3 {
             v[axis] = v[axis] * scale + translate[axis];
+            lo[axis] = lo[axis].min(v[axis]);
+            hi[axis] = hi[axis].max(v[axis]);
         }
+    }
+    if !triangles.is_empty() {
+        // Blame what moved the vertices out, else the file.
+        let (span, what) = match (&w.scale, &w.translate) {
+            (Some(s), _) if scale != 1.0 => (
+                s.span(),
+                format!(
+                    "scaled by 'scale' = {}, a vertex of mesh file '{written}' in {table}",
+                    Approx(scale)
+                ),
+            ),
+            (_, Some(t)) => (
+                t.span(),
+                format!("moved by 'translate', a vertex of mesh file '{written}' in {table}"),
+            ),
+            _ => (
+                key_span.clone(),
+                format!("a vertex of mesh file '{written}' in {table}"),
+            ),
+        };
+        let far = std::array::from_fn(|k| {
+            if lo[k].abs() > hi[k].abs() {
+                lo[k]
+            } else {
+                hi[k]
+            }
+        });
+        ctx.coordinates(&span, far, &what)?;
+        ctx.extent(lo, hi, 0.0);
     }
     if flip {
         for t in &mut triangles {
@@ -281,6 +313,6 @@ fn mesh_file(
                 triangle + 1
             ),
         };
-        ctx.data_error(path, key_span, FileIssue::whole(msg))
+        ctx.data_error(&path, &key_span, FileIssue::whole(msg))
     })
 }

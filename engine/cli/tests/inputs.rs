@@ -191,18 +191,13 @@ fn divisions_are_refused_before_the_box_is_made() {
         "[run]\nsteps = 3\n[[balls]]\nkind = \"list\"\nradius = 0.01\ndensity = 2500\nballs = [{{ pos = [0.5, 0.5, 0.5] }}]\n[[walls]]\nname = \"box\"\nkind = \"box\"\nmin = [0, 0, 0]\nmax = [1, 1, 1]\ndivisions = 1000\n{MODEL}"
     );
     let cfg = write(tmp.path(), "divisions.toml", &text);
-    let start = Instant::now();
+    // It took 24 s and 4 GB to say "ok"; now the value is refused before
+    // any facet is made (the hang guard of `talus_within` still applies).
     refused(
         "check",
         &cfg,
         pos(&text, "1000\n"),
         &["'divisions' in [[walls]] #1 must be at most 256"],
-    );
-    // It took 24 s and 4 GB to say "ok".
-    assert!(
-        start.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        start.elapsed()
     );
 }
 

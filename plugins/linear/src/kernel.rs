@@ -227,6 +227,22 @@ impl Prepared {
             2.0 * p.dp_sratio * (mass * p.ks).sqrt(),
         )
     }
+
+    /// [`Prepared::dashpots`] through `memo`, `(mass bits, (cn, cs))` of
+    /// the last mass asked for: contacts of one run mostly share their
+    /// effective mass (equal balls), so the two square roots are taken
+    /// again only when the mass changes.
+    #[inline]
+    pub fn dashpots_kept(&self, memo: &mut Option<(u64, (f64, f64))>, mass: f64) -> (f64, f64) {
+        match *memo {
+            Some((bits, c)) if bits == mass.to_bits() => c,
+            _ => {
+                let c = self.dashpots(mass);
+                *memo = Some((mass.to_bits(), c));
+                c
+            }
+        }
+    }
 }
 
 /// The force-displacement law of the linear model for one contact and one

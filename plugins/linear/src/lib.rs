@@ -105,18 +105,8 @@ impl ContactModel for Linear {
     fn force_displacement(&mut self, contact: &Contact<'_>, state: &mut [f64]) -> ContactOutput {
         let slots = slots(state);
         let mut s = LinearState::load(slots);
-        // Contacts of one run mostly share their effective mass (equal
-        // balls), so the two square roots of the dashpot coefficients are
-        // taken again only when the mass changes.
         let (p, memo) = (&self.prepared, &mut self.dashpots);
-        let dashpots = |mass: f64| match *memo {
-            Some((bits, c)) if bits == mass.to_bits() => c,
-            _ => {
-                let c = p.dashpots(mass);
-                *memo = Some((mass.to_bits(), c));
-                c
-            }
-        };
+        let dashpots = |mass: f64| p.dashpots_kept(memo, mass);
         let out = kernel::force_displacement_with(p, dashpots, contact.input(), &mut s);
         s.store(slots);
         out

@@ -193,14 +193,7 @@ impl ContactModel for LinearBond {
             }
         };
         let memo_c = &mut self.dashpots;
-        let dashpots = |mass: f64| match *memo_c {
-            Some((bits, c)) if bits == mass.to_bits() => c,
-            _ => {
-                let c = lp.dashpots(mass);
-                *memo_c = Some((mass.to_bits(), c));
-                c
-            }
-        };
+        let dashpots = |mass: f64| lp.dashpots_kept(memo_c, mass);
         let (out, _) = kernel::force_displacement_with(
             p,
             lp,

@@ -7,6 +7,7 @@
 pub mod origin;
 pub mod record;
 pub mod scene;
+pub mod signals;
 
 use anyhow::{anyhow, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -15,7 +16,7 @@ use std::time::Instant;
 use talus_config::{Duration, RunConfig};
 use talus_core::Simulation;
 use talus_host::{ModelRegistry, Origin};
-use talus_output::{DatasetWriter, OutputSummary, Table, WriterOptions};
+use talus_output::{DatasetWriter, OutputSummary, RunState, Table, WriterOptions};
 
 /// Overrides from the command line.
 #[derive(Clone, Debug, Default)]
@@ -30,6 +31,9 @@ pub struct RunOptions {
     pub progress: bool,
     /// Print the summary.
     pub quiet: bool,
+    /// Stop cleanly on SIGINT and SIGTERM (the `talus` binary sets it; a
+    /// library caller may not want its process's signals taken over).
+    pub handle_signals: bool,
 }
 
 /// What a finished run reports.
@@ -57,6 +61,8 @@ pub struct RunSummary {
     pub stages: talus_core::StageTimes,
     /// Block contacts that kept their last normal or plane.
     pub fallbacks: talus_core::BlockFallbacks,
+    /// The signal that stopped the run before its end, if one did.
+    pub interrupted: Option<signals::Interrupt>,
 }
 
 /// A registry with the embedded default models.
@@ -169,10 +175,16 @@ fn run_loaded(
     // before the dataset exists.
     sim.prepare().map_err(|e| origin::located(cfg, &e))?;
     let out = opts.out.clone().unwrap_or_else(|| cfg.output.dir.clone());
+    let interrupts = if opts.handle_signals {
+        Some(signals::install()?)
+    } else {
+        None
+    };
     let writer = DatasetWriter::create(
         &out,
         WriterOptions {
             overwrite: cfg.output.overwrite,
+            max_part_age: Some(std::time::Duration::from_secs_f64(cfg.output.part_seconds)),
             ..Default::default()
         },
     )
@@ -213,6 +225,12 @@ fn run_loaded(
         }
         Ok(())
     };
+    // After a step's frames are sent: the data is whole up to this step.
+    let record = |sim: &mut Simulation, writer: &DatasetWriter, force: bool| -> Result<()> {
+        record(sim, writer, force)?;
+        writer.mark_complete(sim.step);
+        Ok(())
+    };
 
     // From here on, every failure still closes the dataset cleanly.
     let result = (|| -> Result<()> {
@@ -229,7 +247,7 @@ fn run_loaded(
         Ok(())
     })();
     if let Err(e) = result {
-        let _ = writer.finish();
+        let _ = writer.finish_as(RunState::Failed(format!("{e:#}")));
         return Err(e.context(format!(
             "the run stopped before step 1; the output written so far is in {}",
             out.display()
@@ -268,6 +286,7 @@ fn run_loaded(
     };
     let start = Instant::now();
     let mut failure = None;
+    let mut interrupted = None;
     loop {
         let done = match (total_steps, end_time) {
             (Some(n), _) => sim.step >= n,
@@ -275,6 +294,10 @@ fn run_loaded(
             (None, None) => true,
         };
         if done {
+            break;
+        }
+        interrupted = interrupts.as_ref().and_then(signals::Interrupts::received);
+        if interrupted.is_some() {
             break;
         }
         if let Err(e) = sim.cycle() {
@@ -300,7 +323,13 @@ fn run_loaded(
     }
     let loop_seconds = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
-    let output = writer.finish().map_err(|e| anyhow!("{e}"));
+    let end = match (&failure, interrupted) {
+        (Some(e), _) => RunState::Failed(format!("{e:#}")),
+        (None, Some(signal)) => RunState::Interrupted(signal.name().to_owned()),
+        (None, None) => RunState::Finished,
+    };
+    let output = writer.finish_as(end).map_err(|e| anyhow!("{e}"));
+    drop(interrupts);
     if let Some(e) = failure {
         return Err(e.context(format!(
             "the run stopped at step {}; the output written so far is in {}",
@@ -321,5 +350,6 @@ fn run_loaded(
         output,
         stages: sim.stage_times,
         fallbacks: sim.block_fallbacks(),
+        interrupted,
     })
 }

@@ -115,7 +115,7 @@ fn print_summary(s: &RunSummary) {
     );
 }
 
-fn main_inner(cli: Cli) -> Result<()> {
+fn main_inner(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Run {
             config,
@@ -130,10 +130,20 @@ fn main_inner(cli: Cli) -> Result<()> {
                 threads,
                 progress: !quiet && std::io::stderr().is_terminal(),
                 quiet,
+                handle_signals: true,
             };
             let summary = talus_cli::run(&config, &opts)?;
             if !quiet {
                 print_summary(&summary);
+            }
+            if let Some(signal) = summary.interrupted {
+                eprintln!(
+                    "interrupted by {} after step {}: the dataset in {} is complete through that step",
+                    signal.name(),
+                    summary.steps,
+                    summary.out.display()
+                );
+                return Ok(ExitCode::from(signal.exit_status()));
             }
         }
         Command::Check { config } => {
@@ -158,13 +168,13 @@ fn main_inner(cli: Cli) -> Result<()> {
             }
         }
     }
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match main_inner(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(1)

@@ -83,7 +83,12 @@ const BODY_CENTRE: [([&str; 3], &str, &str); 1] =
 
 /// Adds four unitless columns `names` (w, x, y, z) holding quaternions,
 /// each described by `doc`.
-fn add_quaternion(frame: &mut Frame, names: [&str; 4], doc: &str, cols: [Vec<f64>; 4]) {
+fn add_quaternion(
+    frame: &mut Frame,
+    names: [&'static str; 4],
+    doc: &'static str,
+    cols: [Vec<f64>; 4],
+) {
     for (name, col) in names.into_iter().zip(cols) {
         frame.add(Field::new(name, "-", doc), Column::F64(col));
     }
@@ -131,7 +136,11 @@ impl<const N: usize> Vec3Columns<N> {
     }
 
     /// Adds the columns to `frame`, named and described by `fields`.
-    fn add_to(self, frame: &mut Frame, fields: &[([&str; 3], &str, &str); N]) {
+    fn add_to(
+        self,
+        frame: &mut Frame,
+        fields: &[([&'static str; 3], &'static str, &'static str); N],
+    ) {
         for ((names, unit, doc), parts) in fields.iter().zip(self.0) {
             for (name, part) in names.iter().zip(parts) {
                 frame.add(Field::new(*name, *unit, *doc), Column::F64(part));
@@ -309,7 +318,7 @@ impl Recorder {
             } else {
                 Column::OptF64(col)
             };
-            f = f.push(&sc.name, &sc.unit, &sc.doc, column);
+            f = f.push(sc.name.clone(), sc.unit.clone(), sc.doc.clone(), column);
         }
         f
     }
@@ -590,7 +599,12 @@ impl Recorder {
             );
         position.add_to(&mut f, &BOND_POSITION);
         for (sc, col) in self.state_columns.iter().zip(state) {
-            f = f.push(&sc.name, &sc.unit, &sc.doc, Column::OptF64(col));
+            f = f.push(
+                sc.name.clone(),
+                sc.unit.clone(),
+                sc.doc.clone(),
+                Column::OptF64(col),
+            );
         }
         f
     }
@@ -721,7 +735,7 @@ mod tests {
             let written: Vec<(String, String)> = frame
                 .fields
                 .iter()
-                .map(|f| (f.name.clone(), f.unit.clone()))
+                .map(|f| (f.name.to_string(), f.unit.to_string()))
                 .collect();
             let listed = documented(table);
             let names = |v: &[(String, String)]| v.iter().map(|c| c.0.clone()).collect::<Vec<_>>();

@@ -148,10 +148,13 @@ path = "trough.obj"
 resolution = "full"
 cutoff_angle = 90.0
 
+# The tests compare part files byte for byte, so parts close at the end
+# only, not after some wall time.
 [output]
 contacts = 10
 bodies = 0
 walls = 100
+part_seconds = 3600.0
 "#
     )
 }

@@ -786,4 +786,5 @@ pub(crate) struct OutputSpec {
     pub bodies: Option<S<Int>>,
     pub walls: Option<S<Int>>,
     pub overwrite: Option<S<bool>>,
+    pub part_seconds: Option<S<Num<Seconds>>>,
 }

@@ -400,7 +400,7 @@ pub struct BlockRow {
 }
 
 /// `[output]`: where and how often the run writes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct OutputSettings {
     /// Output folder, relative to the current working directory (not to the
     /// config file). Default `out/<config file stem>`.
@@ -413,4 +413,7 @@ pub struct OutputSettings {
     pub walls: u64,
     /// Replace an existing output folder. Default true.
     pub overwrite: bool,
+    /// Wall-clock seconds after which the parts in flight are closed, so a
+    /// killed run loses at most about this much output. Default 10 s.
+    pub part_seconds: f64,
 }

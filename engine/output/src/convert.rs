@@ -45,10 +45,10 @@ pub(crate) fn arrow_schema(table: Table, sig: &Signature) -> SchemaRef {
         .iter()
         .map(|(field, kind)| {
             let nullable = *kind == ColumnKind::OptF64;
-            ArrowField::new(field.name.clone(), data_type(*kind), nullable).with_metadata(
+            ArrowField::new(&*field.name, data_type(*kind), nullable).with_metadata(
                 Metadata::new()
-                    .with(UNIT_KEY, field.unit.clone())
-                    .with(DOC_KEY, field.doc.clone()),
+                    .with(UNIT_KEY, &*field.unit)
+                    .with(DOC_KEY, &*field.doc),
             )
         })
         .collect();

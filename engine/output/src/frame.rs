@@ -5,6 +5,7 @@
 //! accepted it (one field per column, all columns of equal length, unique
 //! non-empty names), so the conversion to Arrow never fails on shape.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
 
@@ -139,6 +140,22 @@ impl Column {
         }
     }
 
+    /// Appends the values of `other`, a column of the same kind (a column
+    /// of another kind is a bug of the caller: it is ignored in release
+    /// builds).
+    fn append(&mut self, other: Column) {
+        match (self, other) {
+            (Column::U64(a), Column::U64(b)) => a.extend(b),
+            (Column::I64(a), Column::I64(b)) => a.extend(b),
+            (Column::U32(a), Column::U32(b)) => a.extend(b),
+            (Column::F64(a), Column::F64(b)) => a.extend(b),
+            (Column::OptF64(a), Column::OptF64(b)) => a.extend(b),
+            (Column::Bool(a), Column::Bool(b)) => a.extend(b),
+            (Column::Str(a), Column::Str(b)) => a.extend(b),
+            (a, b) => debug_assert!(false, "{} appended to {}", b.kind(), a.kind()),
+        }
+    }
+
     /// True when the column holds no value.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -162,19 +179,24 @@ impl Column {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Field {
     /// Column name, unique within a frame (`"gap"`, `"f_n"`, ...).
-    pub name: String,
+    pub name: Cow<'static, str>,
     /// SI unit (`"m"`, `"N"`, `"N m"`, `"s"`), `"-"` for a dimensionless
     /// quantity, `""` when a unit makes no sense (ids, labels, flags).
     /// Stored under the `unit` key of the Arrow field metadata.
-    pub unit: String,
+    pub unit: Cow<'static, str>,
     /// One-sentence description, stored under the `doc` key of the Arrow
     /// field metadata.
-    pub doc: String,
+    pub doc: Cow<'static, str>,
 }
 
 impl Field {
-    /// Builds a field from its name, unit and description.
-    pub fn new(name: impl Into<String>, unit: impl Into<String>, doc: impl Into<String>) -> Self {
+    /// Builds a field from its name, unit and description. Static strings
+    /// are kept by reference, so a frame's fields cost no allocation.
+    pub fn new(
+        name: impl Into<Cow<'static, str>>,
+        unit: impl Into<Cow<'static, str>>,
+        doc: impl Into<Cow<'static, str>>,
+    ) -> Self {
         Self {
             name: name.into(),
             unit: unit.into(),
@@ -211,9 +233,9 @@ impl Frame {
     #[must_use]
     pub fn push(
         mut self,
-        name: impl Into<String>,
-        unit: impl Into<String>,
-        doc: impl Into<String>,
+        name: impl Into<Cow<'static, str>>,
+        unit: impl Into<Cow<'static, str>>,
+        doc: impl Into<Cow<'static, str>>,
         column: Column,
     ) -> Self {
         self.add(Field::new(name, unit, doc), column);
@@ -226,14 +248,24 @@ impl Frame {
         self.columns.push(column);
     }
 
+    /// Appends the rows of `other`, a frame with the same fields.
+    pub(crate) fn append(&mut self, other: Frame) {
+        debug_assert_eq!(self.fields, other.fields);
+        for (column, more) in self.columns.iter_mut().zip(other.columns) {
+            column.append(more);
+        }
+    }
+
     /// Number of rows: the length of the first column (0 without columns).
     pub fn n_rows(&self) -> usize {
         self.columns.first().map_or(0, Column::len)
     }
 
     /// Checks the frame's shape: at least one column, one field per column,
-    /// unique non-empty names, equal column lengths.
-    pub(crate) fn validate(&self, table: Table) -> Result<(), OutputError> {
+    /// equal column lengths, and (with `names`) unique non-empty names.
+    /// A frame whose fields match those of an earlier valid frame needs
+    /// no second look at its names.
+    pub(crate) fn validate(&self, table: Table, names: bool) -> Result<(), OutputError> {
         let invalid = |reason: String| -> OutputError {
             OutputErrorKind::InvalidFrame { table, reason }.into()
         };
@@ -248,12 +280,12 @@ impl Frame {
             return Err(invalid("the frame has no column".to_owned()));
         }
         let n_rows = self.n_rows();
-        let mut seen = HashSet::with_capacity(self.fields.len());
+        let mut seen = HashSet::with_capacity(if names { self.fields.len() } else { 0 });
         for (field, column) in self.fields.iter().zip(&self.columns) {
-            if field.name.is_empty() {
+            if names && field.name.is_empty() {
                 return Err(invalid("a column has an empty name".to_owned()));
             }
-            if !seen.insert(field.name.as_str()) {
+            if names && !seen.insert(field.name.as_ref()) {
                 return Err(invalid(format!("column `{}` appears twice", field.name)));
             }
             if column.len() != n_rows {
@@ -355,7 +387,7 @@ mod tests {
     #[test]
     fn validate_rejects_unequal_lengths() {
         let frame = two_columns().push("f_n", "N", "normal force", Column::F64(vec![1.0]));
-        let err = frame.validate(Table::Contacts).unwrap_err();
+        let err = frame.validate(Table::Contacts, true).unwrap_err();
         assert!(matches!(err.kind(), OutputErrorKind::InvalidFrame { .. }));
         assert!(err.to_string().contains("`f_n` has 1 rows"), "{err}");
     }
@@ -364,14 +396,14 @@ mod tests {
     fn validate_rejects_duplicate_and_missing_fields() {
         let dup = two_columns().push("id", "", "again", Column::U64(vec![1, 2]));
         assert!(dup
-            .validate(Table::Bodies)
+            .validate(Table::Bodies, true)
             .unwrap_err()
             .to_string()
             .contains("twice"));
         let mut short = two_columns();
         short.fields.pop();
-        assert!(short.validate(Table::Bodies).is_err());
-        assert!(Frame::new().validate(Table::Walls).is_err());
+        assert!(short.validate(Table::Bodies, true).is_err());
+        assert!(Frame::new().validate(Table::Walls, false).is_err());
     }
 
     #[test]

@@ -19,7 +19,9 @@
 //!
 //! Goals, in order:
 //! 1. Every file named `*.parquet` is complete and readable, whatever way
-//!    the run ends; a crash loses at most the part in flight.
+//!    the run ends; a crash loses at most the parts in flight, which close
+//!    after a set wall time, and `run.json` says up to which step the data
+//!    is whole.
 //! 2. The simulation thread does not wait on the disk: frames go through a
 //!    bounded queue to one background writer thread.
 //! 3. Files are self-describing: units and descriptions travel in the
@@ -48,14 +50,14 @@ mod convert;
 mod error;
 mod frame;
 mod part;
+mod progress;
 mod writer;
 
 pub use convert::{DOC_KEY, TABLE_KEY, UNIT_KEY, VERSION_KEY};
 pub use error::{OutputError, OutputErrorKind};
 pub use frame::{Column, ColumnKind, Field, Frame, Table};
-pub use writer::{
-    Compression, DatasetWriter, OutputSummary, TableSummary, WriterOptions, RUN_JSON,
-};
+pub use progress::{RunState, RUN_JSON};
+pub use writer::{Compression, DatasetWriter, OutputSummary, TableSummary, WriterOptions};
 
 #[cfg(test)]
 mod tests;

@@ -39,6 +39,9 @@ pub(crate) fn is_part_file(name: &str) -> bool {
     name.starts_with("part-") && (name.ends_with(".parquet") || name.ends_with(".parquet.tmp"))
 }
 
+/// Encoded bytes a row group may hold in memory before it is written out.
+const MAX_ROW_GROUP_BYTES: usize = 64 << 20;
+
 struct OpenPart {
     writer: ArrowWriter<BufWriter<File>>,
     tmp_path: PathBuf,
@@ -151,7 +154,16 @@ impl TableParts {
             let part = self.open_part()?;
             let take = (n_rows - offset).min(max_rows - part.rows);
             let slice = batch.slice(offset, take);
-            let written = part.writer.write(&slice).and_then(|()| part.writer.flush());
+            // Rows stay in the writer's row group until it is full (or too
+            // large in memory) or the part closes: one row group per frame
+            // would pay the codec's set-up for every column of every frame.
+            let written = part.writer.write(&slice).and_then(|()| {
+                if part.writer.in_progress_size() > MAX_ROW_GROUP_BYTES {
+                    part.writer.flush()
+                } else {
+                    Ok(())
+                }
+            });
             if let Err(source) = written {
                 let path = part.tmp_path.clone();
                 self.discard();

@@ -11,12 +11,12 @@
 //! by the error is closed and renamed to its final name.
 
 use std::fs;
-use std::io::Write;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
 
 use parquet::basic::{Compression as ParquetCompression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
@@ -25,12 +25,7 @@ use crate::convert::{arrow_schema, record_batch};
 use crate::error::{io_error, OutputError, OutputErrorKind};
 use crate::frame::{Frame, Signature, Table};
 use crate::part::{is_part_file, TableParts};
-
-/// Name of the run metadata file at the top of a dataset.
-pub const RUN_JSON: &str = "run.json";
-/// Temporary name of `run.json` while it is written (hidden, like parts in
-/// flight).
-const RUN_JSON_TMP: &str = ".run.json.tmp";
+use crate::progress::{Marks, RunJson, RunState, RUN_JSON, RUN_JSON_TMP};
 
 /// Compression codec of the part files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,6 +64,11 @@ pub struct WriterOptions {
     /// the part files of its tables instead of refusing to start.
     /// Other files are left alone. Default false.
     pub overwrite: bool,
+    /// Wall time after which the writer closes the parts in flight of
+    /// every table, whatever their row counts, so that a killed process
+    /// loses at most about this much of its output. `None` closes parts
+    /// only when they are full or the writer finishes. Default 10 s.
+    pub max_part_age: Option<Duration>,
 }
 
 impl Default for WriterOptions {
@@ -78,6 +78,7 @@ impl Default for WriterOptions {
             max_rows_per_part: 1_000_000,
             compression: Compression::default(),
             overwrite: false,
+            max_part_age: Some(Duration::from_secs(10)),
         }
     }
 }
@@ -122,6 +123,9 @@ impl OutputSummary {
     }
 }
 
+/// Rows gathered per table before they are converted and written.
+const GATHER_ROWS: usize = 8192;
+
 struct Message {
     table: Table,
     frame: Frame,
@@ -147,6 +151,8 @@ pub struct DatasetWriter {
     thread: Option<JoinHandle<Result<OutputSummary, Arc<OutputError>>>>,
     signatures: Mutex<[Option<Signature>; Table::ALL.len()]>,
     failure: SharedFailure,
+    run_json: RunJson,
+    marks: Arc<Marks>,
 }
 
 impl std::fmt::Debug for DatasetWriter {
@@ -270,10 +276,19 @@ impl DatasetWriter {
         });
         let (tx, rx) = mpsc::sync_channel(options.queue_depth);
         let failure = SharedFailure::default();
+        let run_json = RunJson::new(dir);
+        let marks = Arc::new(Marks::default());
         let background = Background {
             tables,
             hook,
             busy: None,
+            max_part_age: options.max_part_age,
+            queue_depth: options.queue_depth,
+            pending: Table::ALL.map(|_| None),
+            oldest: None,
+            last_close: Instant::now(),
+            marks: marks.clone(),
+            run_json: run_json.clone(),
         };
         let thread_failure = failure.clone();
         let thread = thread::Builder::new()
@@ -287,6 +302,8 @@ impl DatasetWriter {
             thread: Some(thread),
             signatures: Mutex::new(Table::ALL.map(|_| None)),
             failure,
+            run_json,
+            marks,
         })
     }
 
@@ -298,20 +315,23 @@ impl DatasetWriter {
     /// Writes `DIR/run.json` (pretty-printed) atomically: the text goes to
     /// `.run.json.tmp`, is synced, then renamed over `run.json`. Call it
     /// again to replace the file (for example with end-of-run figures).
+    ///
+    /// When `json` is an object, the writer adds a `progress` entry and
+    /// keeps it current: `state` (`"running"` until the writer finishes,
+    /// then `"finished"`, `"interrupted"` or `"failed"`, see
+    /// [`DatasetWriter::finish_as`]) and `complete_through_step`, the last
+    /// step given to [`DatasetWriter::mark_complete`] whose frames are all
+    /// in closed parts (`null` before the first).
     pub fn write_run_json(&self, json: &serde_json::Value) -> Result<(), OutputError> {
-        let path = self.dir.join(RUN_JSON);
-        let tmp = self.dir.join(RUN_JSON_TMP);
-        let mut text = serde_json::to_vec_pretty(json).map_err(|source| OutputErrorKind::Json {
-            path: path.clone(),
-            source,
-        })?;
-        text.push(b'\n');
-        let mut file = fs::File::create(&tmp).map_err(|e| io_error("create", &tmp, e))?;
-        file.write_all(&text)
-            .and_then(|()| file.sync_all())
-            .map_err(|e| io_error("write", &tmp, e))?;
-        drop(file);
-        fs::rename(&tmp, &path).map_err(|e| io_error("rename", &tmp, e))
+        self.run_json.set_base(json)
+    }
+
+    /// Tells the writer that every frame of steps up to `step` has been
+    /// sent. Costs one atomic store: call it after each step's frames. The
+    /// writer moves `progress.complete_through_step` in `run.json` up to
+    /// the last such step each time it closes the parts in flight.
+    pub fn mark_complete(&self, step: u64) {
+        self.marks.set(step);
     }
 
     /// Queues `frame` for `table`.
@@ -350,14 +370,19 @@ impl DatasetWriter {
     }
 
     fn check(&self, table: Table, frame: &Frame) -> Result<(), OutputError> {
-        frame.validate(table)?;
         let mut signatures = self
             .signatures
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         match &signatures[table.index()] {
-            Some(signature) => signature.check(table, frame),
+            Some(signature) => {
+                // Equal to the first frame's fields, so the names are
+                // unique and non-empty already.
+                signature.check(table, frame)?;
+                frame.validate(table, false)
+            }
             None => {
+                frame.validate(table, true)?;
                 signatures[table.index()] = Some(Signature::of(frame));
                 Ok(())
             }
@@ -381,10 +406,24 @@ impl DatasetWriter {
     }
 
     /// Writes the frames still queued, closes every part and stops the
-    /// background thread. Returns what each table received, or the first
-    /// error the background writer met.
-    pub fn finish(mut self) -> Result<OutputSummary, OutputError> {
-        self.shutdown()
+    /// background thread; `run.json` then says the run finished. Returns
+    /// what each table received, or the first error the background writer
+    /// met.
+    pub fn finish(self) -> Result<OutputSummary, OutputError> {
+        self.finish_as(RunState::Finished)
+    }
+
+    /// As [`DatasetWriter::finish`], with `state` as the run's end in
+    /// `run.json` (a write error turns it into [`RunState::Failed`]).
+    pub fn finish_as(mut self, state: RunState) -> Result<OutputSummary, OutputError> {
+        let result = self.shutdown();
+        let state = match &result {
+            Ok(_) => state,
+            Err(e) => RunState::Failed(format!("the output writer failed: {e}")),
+        };
+        self.run_json.set_complete(self.marks.get())?;
+        self.run_json.set_state(state)?;
+        result
     }
 
     fn shutdown(&mut self) -> Result<OutputSummary, OutputError> {
@@ -418,7 +457,13 @@ impl Drop for DatasetWriter {
     /// error (or a panic) still leaves a readable dataset. Errors are
     /// ignored here; call [`DatasetWriter::finish`] to see them.
     fn drop(&mut self) {
-        let _ = self.shutdown();
+        if self.thread.is_some() {
+            let _ = self.shutdown();
+            let _ = self.run_json.set_complete(self.marks.get());
+            let _ = self.run_json.set_state(RunState::Failed(
+                "the run ended without finishing its dataset".to_owned(),
+            ));
+        }
     }
 }
 
@@ -438,6 +483,16 @@ struct Background {
     hook: Option<FrameHook>,
     /// The table being written, so that a panic can be pinned on its part.
     busy: Option<Table>,
+    max_part_age: Option<Duration>,
+    queue_depth: usize,
+    /// Rows taken in but not yet written, per table.
+    pending: [Option<Frame>; Table::ALL.len()],
+    /// When the oldest rows not yet in a closed part were taken in.
+    oldest: Option<Instant>,
+    /// When the parts in flight were last closed.
+    last_close: Instant,
+    marks: Arc<Marks>,
+    run_json: RunJson,
 }
 
 impl Background {
@@ -470,36 +525,110 @@ impl Background {
     }
 
     fn drain(&mut self, rx: &Receiver<Message>) -> Result<(), OutputError> {
-        while let Ok(Message { table, frame }) = rx.recv() {
-            if let Some(hook) = self.hook.as_mut() {
-                hook();
-            }
-            let parts = &mut self.tables[table.index()];
-            let schema = match parts.schema() {
-                Some(schema) => schema.clone(),
-                None => {
-                    let schema = arrow_schema(table, &Signature::of(&frame));
-                    parts.set_schema(schema.clone());
-                    schema
+        loop {
+            // With nothing in flight the writer still wakes now and then to
+            // move the mark of completeness in `run.json`.
+            let deadline = self
+                .max_part_age
+                .map(|age| self.oldest.unwrap_or(self.last_close) + age);
+            let message = match deadline {
+                None => match rx.recv() {
+                    Ok(message) => message,
+                    Err(_) => return Ok(()),
+                },
+                Some(deadline) => {
+                    match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                        Ok(message) => message,
+                        Err(RecvTimeoutError::Timeout) => {
+                            self.close_all(rx)?;
+                            continue;
+                        }
+                        Err(RecvTimeoutError::Disconnected) => return Ok(()),
+                    }
                 }
             };
-            if frame.n_rows() > 0 {
-                // A conversion error leaves the part in flight intact, so
-                // only the write itself is marked as busy.
-                let batch = record_batch(table, &schema, frame)?;
-                self.busy = Some(table);
-                parts.write(&batch)?;
-                self.busy = None;
+            self.take(message)?;
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                self.close_all(rx)?;
             }
+        }
+    }
+
+    /// Closes the parts in flight of every table once it has taken in
+    /// every frame sent before the last step mark, then moves the mark of
+    /// completeness in `run.json` to that step.
+    fn close_all(&mut self, rx: &Receiver<Message>) -> Result<(), OutputError> {
+        let marked = self.marks.get();
+        // Frames sent before the mark was set are in the queue now, ahead
+        // of any sent after it; the queue holds at most `queue_depth`.
+        for _ in 0..self.queue_depth {
+            match rx.try_recv() {
+                Ok(message) => self.take(message)?,
+                Err(_) => break,
+            }
+        }
+        for table in Table::ALL {
+            self.write_pending(table)?;
+            self.tables[table.index()].close()?;
+        }
+        self.oldest = None;
+        self.last_close = Instant::now();
+        self.run_json.set_complete(marked)
+    }
+
+    /// Takes one frame in. Small frames are gathered per table and
+    /// converted and written together once they hold [`GATHER_ROWS`] rows
+    /// (or the parts close): Arrow and Parquet have a cost per batch and
+    /// column that would otherwise dominate frames of a few rows.
+    fn take(&mut self, Message { table, frame }: Message) -> Result<(), OutputError> {
+        if let Some(hook) = self.hook.as_mut() {
+            hook();
+        }
+        let parts = &mut self.tables[table.index()];
+        if parts.schema().is_none() {
+            parts.set_schema(arrow_schema(table, &Signature::of(&frame)));
+        }
+        if frame.n_rows() == 0 {
+            return Ok(());
+        }
+        self.oldest.get_or_insert_with(Instant::now);
+        let pending = &mut self.pending[table.index()];
+        match pending {
+            None => *pending = Some(frame),
+            Some(gathered) => gathered.append(frame),
+        }
+        if pending.as_ref().is_some_and(|f| f.n_rows() >= GATHER_ROWS) {
+            self.write_pending(table)?;
         }
         Ok(())
     }
 
-    /// Closes every table's part, returning the first error.
+    /// Converts and writes the rows gathered for `table`.
+    fn write_pending(&mut self, table: Table) -> Result<(), OutputError> {
+        let Some(frame) = self.pending[table.index()].take() else {
+            return Ok(());
+        };
+        let parts = &mut self.tables[table.index()];
+        let schema = parts
+            .schema()
+            .expect("the schema is set when the first frame is taken")
+            .clone();
+        // A conversion error leaves the part in flight intact, so only the
+        // write itself is marked as busy.
+        let batch = record_batch(table, &schema, frame)?;
+        self.busy = Some(table);
+        parts.write(&batch)?;
+        self.busy = None;
+        Ok(())
+    }
+
+    /// Writes what is gathered and closes every table's part, returning
+    /// the first error.
     fn finish_all(&mut self) -> Result<(), OutputError> {
         let mut first_error = None;
-        for parts in &mut self.tables {
-            if let Err(error) = parts.finish() {
+        for table in Table::ALL {
+            let written = self.write_pending(table);
+            if let Err(error) = written.and_then(|()| self.tables[table.index()].finish()) {
                 first_error.get_or_insert(error);
             }
         }

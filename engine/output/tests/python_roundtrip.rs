@@ -141,7 +141,7 @@ fn python_readers_skip_the_part_in_flight_after_a_crash() {
     let output = run_check(&dir, None);
     assert!(output.status.success(), "{}", describe(&output));
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(stdout.contains("contacts: 30 rows, 3 parts"), "{stdout}");
+    assert!(stdout.contains("contacts: 40000 rows, 4 parts"), "{stdout}");
     // Best effort: the forgotten writer thread still holds the .tmp open.
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -7,6 +7,7 @@
 //! cargo bench -p talus-benches                 # all of them
 //! cargo bench -p talus-benches --bench narrow_phase
 //! cargo bench -p talus-benches --bench plugin_batch
+//! cargo bench -p talus-benches --bench recording     # cost of one output frame
 //! ```
 //!
 //! Every input is generated before timing from a fixed seed, so two runs

@@ -3,13 +3,17 @@
 //! Guarantees of [`OutputSettings`]: a non-empty folder (default
 //! `out/<config file stem>`, relative to the working directory), record
 //! intervals >= 0 steps (0 = never; defaults 1000 contacts, 1000 bodies,
-//! 100 walls), and `overwrite` defaulting to true.
+//! 100 walls), `overwrite` defaulting to true, and `part_seconds` > 0 s
+//! (default 10 s).
 
 use std::path::PathBuf;
 
 use serde_spanned::Spanned;
 
-use super::{int_at_least, Ctx, Result};
+use super::{int_at_least, positive, Ctx, Result};
+
+/// Wall-clock seconds a part stays open by default.
+const DEFAULT_PART_SECONDS: f64 = 10.0;
 use crate::spec::{Int, OutputSpec};
 use crate::types::OutputSettings;
 
@@ -32,6 +36,7 @@ pub(super) fn output_settings(
             bodies: 1000,
             walls: 100,
             overwrite: true,
+            part_seconds: DEFAULT_PART_SECONDS,
         });
     };
     let o = output.into_inner();
@@ -56,5 +61,15 @@ pub(super) fn output_settings(
         bodies: every(&o.bodies, "bodies", 1000)?,
         walls: every(&o.walls, "walls", 100)?,
         overwrite: o.overwrite.as_ref().is_none_or(|v| *v.get_ref()),
+        part_seconds: match &o.part_seconds {
+            None => DEFAULT_PART_SECONDS,
+            Some(v) => positive(
+                ctx,
+                &v.span(),
+                v.get_ref().0,
+                "'part_seconds' in [output]",
+                "s",
+            )?,
+        },
     })
 }

@@ -184,8 +184,11 @@ pub fn walls_frame(step: u64) -> Frame {
 /// correctness, with a generous cap; nothing is timed.
 pub fn crashed_dataset(name: &str) -> PathBuf {
     let dir = scratch_dir(name);
+    // Parts close when full only (no closing by age), and every frame is
+    // large enough to be written as it comes rather than gathered.
     let options = WriterOptions {
-        max_rows_per_part: 10,
+        max_rows_per_part: 10_000,
+        max_part_age: None,
         ..WriterOptions::default()
     };
     let writer = DatasetWriter::create(&dir, options).unwrap();
@@ -194,14 +197,14 @@ pub fn crashed_dataset(name: &str) -> PathBuf {
         .unwrap();
     for step in 0..5 {
         writer
-            .send(Table::Contacts, contacts_frame(step, 7))
+            .send(Table::Contacts, contacts_frame(step, 9_000))
             .unwrap();
     }
     std::mem::forget(writer);
     let contacts = dir.join("contacts");
     let mut waited = 0;
-    while files_ending(&contacts, ".parquet").len() < 3 {
-        assert!(waited < 600, "the writer never closed three parts");
+    while files_ending(&contacts, ".parquet").len() < 4 {
+        assert!(waited < 600, "the writer never closed four parts");
         std::thread::sleep(std::time::Duration::from_millis(100));
         waited += 1;
     }

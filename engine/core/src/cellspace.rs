@@ -24,14 +24,14 @@ const PARALLEL_MOVED: usize = 32;
 const PARALLEL_SORT: usize = 1 << 14;
 
 /// Cell coordinate range covered by an extent, inclusive.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct CellRange {
     lo: [i32; 3],
     hi: [i32; 3],
 }
 
 /// The uniform grid.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct CellSpace {
     origin: Vec3,
     inv_size: f64,

@@ -19,6 +19,7 @@ pub mod block;
 pub mod body;
 pub mod bond;
 pub mod cellspace;
+pub mod checkpoint;
 pub mod contact;
 mod detect;
 pub mod error;

@@ -11,7 +11,7 @@ pub fn v3(a: [f64; 3]) -> Vec3 {
 }
 
 /// An axis-aligned box.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Aabb {
     /// Lower corner (m).
     pub min: Vec3,

@@ -27,7 +27,19 @@ const TAGS: u32 = FACET | BLOCK;
 /// wall facet (its global facet index, see
 /// [`crate::Simulation::facet_owner`]).
 #[repr(transparent)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub struct Piece(u32);
 
 /// The kinds of piece.
@@ -108,7 +120,9 @@ impl Piece {
 
 /// The kinds of the two ends of a contact, which choose its narrow-phase
 /// kernel and its lane (see [`crate::lane`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[repr(u8)]
 pub enum PairKind {
     /// Two balls.

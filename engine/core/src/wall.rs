@@ -17,7 +17,7 @@ use rustc_hash::FxHashMap;
 
 /// Whether a wall keeps only the associative logic or adds the full-mode
 /// checks (segment check, state continuity, proximity contacts).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum Resolution {
     /// Associative logic only (rules 1-3).
     #[default]
@@ -28,7 +28,7 @@ pub enum Resolution {
 
 /// Rigid motion of a wall: translation of the reference point and rotation
 /// about it.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RigidMotion {
     /// Translational velocity of the reference point (m/s).
     pub velocity: Vec3,
@@ -38,7 +38,7 @@ pub struct RigidMotion {
 
 /// Deformable motion: every vertex has its own velocity, the product of a
 /// fixed per-vertex velocity and a factor tabulated over time.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Deformation {
     /// Velocity of each vertex at factor 1 (m/s).
     pub velocity: Vec<Vec3>,
@@ -66,7 +66,7 @@ impl Deformation {
 /// `direction` (into the material) at `gain (target - load)`, capped at
 /// `max_speed`, where `load = -force . direction` is the force the
 /// material pushes back with.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Servo {
     /// Unit direction in which the wall advances to raise its load.
     pub direction: Vec3,
@@ -108,7 +108,7 @@ pub const FRONT: u8 = 1;
 pub const BACK: u8 = 2;
 
 /// A faceted wall.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Wall {
     /// User-facing id (1-based, in creation order).
     pub id: u64,

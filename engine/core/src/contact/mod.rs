@@ -12,7 +12,7 @@ use crate::math::Vec3;
 use talus_sdk::ContactInput;
 
 /// The geometric state of one contact.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Plane {
     /// Contact location (m).
     pub xc: Vec3,

@@ -59,7 +59,7 @@ pub const BATCH: usize = 1024;
 
 /// Per-contact data that builds the model input: fixed at creation
 /// (effective mass, property set) or set by the wall logic (flags).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Setup {
     /// Effective inertial mass (kg).
     pub mass: f64,
@@ -71,7 +71,7 @@ pub struct Setup {
 
 /// The contacts of one lane (one model, one pair kind): dense slots, one
 /// contiguous state block. Slots move when contacts are removed (swap-remove), ids never.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct ContactStore {
     /// Stable contact id.
     pub id: Vec<u64>,
@@ -84,6 +84,7 @@ pub struct ContactStore {
     /// Effective mass, property set and flags.
     pub setup: Vec<Setup>,
     /// Model output of the current step.
+    #[serde(with = "crate::checkpoint::outputs")]
     pub output: Vec<ContactOutput>,
     /// One byte per contact: whether it puts nothing (0), only a timestep
     /// stiffness (1) or a force (2) on its ends this step, so that passes
@@ -116,7 +117,7 @@ pub struct ContactStore {
 
 /// How the kinds of one chunk's contacts alternate, for
 /// [`ContactStore::note_switches`].
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 struct ChunkOrder {
     /// Changes of kind beyond the floor, summed since the last regrouping.
     pub(crate) excess: u32,

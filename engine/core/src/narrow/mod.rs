@@ -119,6 +119,12 @@ impl GuardLog {
         }
     }
 
+    /// Sets the count and the first (a run continued from a checkpoint).
+    pub(crate) fn set(&self, count: u64, first: Option<(u64, Piece, Piece)>) {
+        self.count.store(count, Ordering::Relaxed);
+        *self.first.lock().unwrap_or_else(|e| e.into_inner()) = first;
+    }
+
     /// The count and the first, as noted so far.
     pub(crate) fn read(&self) -> (u64, Option<(u64, Piece, Piece)>) {
         let first = *self.first.lock().unwrap_or_else(|e| e.into_inner());

@@ -6,6 +6,7 @@
 
 pub mod origin;
 pub mod record;
+pub mod resume;
 pub mod scene;
 pub mod signals;
 
@@ -31,6 +32,9 @@ pub struct RunOptions {
     pub progress: bool,
     /// Print the summary.
     pub quiet: bool,
+    /// Continue the run whose dataset is in this folder from its
+    /// checkpoint, instead of starting anew (the output goes there).
+    pub resume: Option<PathBuf>,
     /// Stop cleanly on SIGINT and SIGTERM (the `talus` binary sets it; a
     /// library caller may not want its process's signals taken over).
     pub handle_signals: bool,
@@ -174,21 +178,32 @@ fn run_loaded(
     // Everything `check` refuses is refused here too, in the same words,
     // before the dataset exists.
     sim.prepare().map_err(|e| origin::located(cfg, &e))?;
-    let out = opts.out.clone().unwrap_or_else(|| cfg.output.dir.clone());
+    let options = WriterOptions {
+        overwrite: cfg.output.overwrite,
+        max_part_age: Some(std::time::Duration::from_secs_f64(cfg.output.part_seconds)),
+        ..Default::default()
+    };
+    let (out, writer) = match &opts.resume {
+        Some(dir) => {
+            let (checkpoint, parts) = resume::read(dir, cfg)?;
+            sim.restore(checkpoint)
+                .map_err(|e| anyhow!("{}: {e}", resume::path(dir).display()))?;
+            let writer = DatasetWriter::resume(dir, options, parts).map_err(|e| anyhow!("{e}"))?;
+            (dir.clone(), writer)
+        }
+        None => {
+            let out = opts.out.clone().unwrap_or_else(|| cfg.output.dir.clone());
+            let writer = DatasetWriter::create(&out, options).map_err(|e| anyhow!("{e}"))?;
+            resume::remove_stale(&out)?;
+            (out, writer)
+        }
+    };
+    let resumed = opts.resume.is_some();
     let interrupts = if opts.handle_signals {
         Some(signals::install()?)
     } else {
         None
     };
-    let writer = DatasetWriter::create(
-        &out,
-        WriterOptions {
-            overwrite: cfg.output.overwrite,
-            max_part_age: Some(std::time::Duration::from_secs_f64(cfg.output.part_seconds)),
-            ..Default::default()
-        },
-    )
-    .map_err(|e| anyhow!("{e}"))?;
     writer
         .write_run_json(&run_json(cfg, reg, &sim, threads))
         .map_err(|e| anyhow!("{e}"))?;
@@ -234,6 +249,11 @@ fn run_loaded(
 
     // From here on, every failure still closes the dataset cleanly.
     let result = (|| -> Result<()> {
+        if resumed {
+            // Everything up to the checkpoint is in the parts kept.
+            writer.mark_complete(sim.step);
+            return Ok(());
+        }
         // The block shapes never change: written once, up front.
         {
             let snap = sim.snapshot();
@@ -249,7 +269,8 @@ fn run_loaded(
     if let Err(e) = result {
         let _ = writer.finish_as(RunState::Failed(format!("{e:#}")));
         return Err(e.context(format!(
-            "the run stopped before step 1; the output written so far is in {}",
+            "the run stopped before step {}; the output written so far is in {}",
+            sim.step + 1,
             out.display()
         )));
     }
@@ -287,6 +308,8 @@ fn run_loaded(
     let start = Instant::now();
     let mut failure = None;
     let mut interrupted = None;
+    let mut checkpointed = sim.step;
+    let every = cfg.output.checkpoint;
     loop {
         let done = match (total_steps, end_time) {
             (Some(n), _) => sim.step >= n,
@@ -310,6 +333,13 @@ fn run_loaded(
             failure = Some(e);
             break;
         }
+        if every > 0 && sim.step.is_multiple_of(every) {
+            if let Err(e) = resume::write(&out, cfg, &sim, &writer) {
+                failure = Some(e);
+                break;
+            }
+            checkpointed = sim.step;
+        }
         if sim.step % 64 == 0 {
             bar.set_length(estimate(&sim));
             bar.set_position(sim.step);
@@ -319,6 +349,12 @@ fn run_loaded(
                 sim.n_contacts(),
                 sim.n_active()
             ));
+        }
+    }
+    // An interrupted run can always be continued from where it stopped.
+    if interrupted.is_some() && failure.is_none() && checkpointed != sim.step {
+        if let Err(e) = resume::write(&out, cfg, &sim, &writer) {
+            failure = Some(e);
         }
     }
     let loop_seconds = start.elapsed().as_secs_f64();

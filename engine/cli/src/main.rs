@@ -25,8 +25,13 @@ enum Command {
         /// The run config.
         config: PathBuf,
         /// Output folder (default: the config's [output] dir).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "resume")]
         out: Option<PathBuf>,
+        /// Continue the run whose output folder is DIR from its checkpoint
+        /// (written every [output] checkpoint steps and on SIGINT/SIGTERM),
+        /// with the same config.
+        #[arg(long, value_name = "DIR")]
+        resume: Option<PathBuf>,
         /// Number of steps (overrides the config's steps or time).
         #[arg(long)]
         steps: Option<u64>,
@@ -120,6 +125,7 @@ fn main_inner(cli: Cli) -> Result<ExitCode> {
         Command::Run {
             config,
             out,
+            resume,
             steps,
             threads,
             quiet,
@@ -130,6 +136,7 @@ fn main_inner(cli: Cli) -> Result<ExitCode> {
                 threads,
                 progress: !quiet && std::io::stderr().is_terminal(),
                 quiet,
+                resume,
                 handle_signals: true,
             };
             let summary = talus_cli::run(&config, &opts)?;
@@ -138,9 +145,12 @@ fn main_inner(cli: Cli) -> Result<ExitCode> {
             }
             if let Some(signal) = summary.interrupted {
                 eprintln!(
-                    "interrupted by {} after step {}: the dataset in {} is complete through that step",
+                    "interrupted by {} after step {}: the dataset in {} is complete through that step; \
+                     continue with `talus run {} --resume {}`",
                     signal.name(),
                     summary.steps,
+                    summary.out.display(),
+                    config.display(),
                     summary.out.display()
                 );
                 return Ok(ExitCode::from(signal.exit_status()));

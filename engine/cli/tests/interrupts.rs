@@ -214,3 +214,166 @@ fn kill_9_leaves_readable_parts_and_says_how_far_the_data_is_whole() {
         steps.len().to_string()
     );
 }
+
+/// The servo compression example with a checkpoint every 500 steps,
+/// contacts and bodies recorded often, and parts closed every 0.3 s.
+fn checkpointed_compression(dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(workspace_root().join("configs/compress.toml")).unwrap();
+    let start = text.find("[output]").unwrap();
+    let text = format!(
+        "{}[output]\ncontacts = 2000\nbodies = 1000\nwalls = 100\ncheckpoint = 500\npart_seconds = 0.3\n",
+        &text[..start]
+    );
+    let path = dir.join("compress.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn talus(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_talus"))
+        .args(args)
+        .current_dir(workspace_root())
+        .output()
+        .expect("the talus binary runs")
+}
+
+/// Every table of two datasets holds the same rows, bit for bit.
+fn same_rows(a: &Path, b: &Path) {
+    let o = Command::new("python3")
+        .arg("-c")
+        .arg(
+            r#"
+import os, sys
+import numpy as np, pandas as pd
+a, b = sys.argv[1], sys.argv[2]
+for t in ["contacts", "bodies", "walls", "bonds", "shape_vertices", "shape_faces"]:
+    parts = lambda d: sorted(f for f in os.listdir(f"{d}/{t}") if f.endswith(".parquet"))
+    if not parts(a):
+        assert not parts(b), t
+        continue
+    x, y = pd.read_parquet(f"{a}/{t}"), pd.read_parquet(f"{b}/{t}")
+    assert list(x.columns) == list(y.columns), t
+    assert len(x) == len(y), (t, len(x), len(y))
+    for c in x.columns:
+        u, v = x[c].to_numpy(), y[c].to_numpy()
+        if u.dtype.kind == "f":
+            assert np.array_equal(u.view(np.uint64), v.view(np.uint64)), (t, c)
+        else:
+            assert (u == v).all(), (t, c)
+    print(t, len(x))
+"#,
+        )
+        .arg(a)
+        .arg(b)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        o.status.success(),
+        "the datasets differ:\n{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("contacts") && stdout.contains("walls"),
+        "{stdout}"
+    );
+}
+
+/// Runs `config` to step 30 000 into `out`, anew (`--out`) or continued
+/// from its checkpoint (`--resume`).
+fn run_to_the_end(config: &Path, out: &Path, threads: &str, how: &str) {
+    let o = talus(&[
+        "run",
+        config.to_str().unwrap(),
+        "--steps",
+        "30000",
+        "--threads",
+        threads,
+        "--quiet",
+        how,
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(run_json(out)["progress"]["state"], "finished");
+}
+
+fn start_for(config: &Path, out: &Path, threads: &str) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_talus"))
+        .args([
+            "run",
+            "--quiet",
+            "--steps",
+            "30000",
+            "--threads",
+            threads,
+            "--out",
+        ])
+        .arg(out)
+        .arg(config)
+        .current_dir(workspace_root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the talus binary starts")
+}
+
+fn wait_for_a_checkpoint(out: &Path) {
+    let start = Instant::now();
+    while !out.join("checkpoint.bin").exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "no checkpoint within 120 s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Killed with `kill -9` at no particular step on one thread, continued
+/// with `--resume` on two: the dataset equals the uninterrupted run's.
+#[test]
+fn a_killed_run_resumed_equals_the_uninterrupted_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = checkpointed_compression(tmp.path());
+    let whole = tmp.path().join("whole");
+    run_to_the_end(&config, &whole, "1", "--out");
+
+    let killed = tmp.path().join("killed");
+    let mut child = start_for(&config, &killed, "1");
+    wait_for_a_checkpoint(&killed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    std::thread::sleep(Duration::from_millis(u64::from(nanos % 500)));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(
+        run_json(&killed)["progress"]["state"],
+        "running",
+        "the run ended before the kill; the test needs a longer run"
+    );
+    run_to_the_end(&config, &killed, "2", "--resume");
+    same_rows(&whole, &killed);
+}
+
+/// Stopped by SIGINT on two threads (a checkpoint at the step it stops
+/// at), continued on one: the dataset equals the uninterrupted run's.
+#[test]
+fn an_interrupted_run_resumed_equals_the_uninterrupted_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = checkpointed_compression(tmp.path());
+    let whole = tmp.path().join("whole");
+    run_to_the_end(&config, &whole, "2", "--out");
+
+    let stopped = tmp.path().join("stopped");
+    let child = start_for(&config, &stopped, "2");
+    wait_for_a_checkpoint(&stopped);
+    signal(&child, "INT");
+    let o = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("--resume"), "{stderr}");
+    run_to_the_end(&config, &stopped, "1", "--resume");
+    same_rows(&whole, &stopped);
+}

@@ -787,4 +787,5 @@ pub(crate) struct OutputSpec {
     pub walls: Option<S<Int>>,
     pub overwrite: Option<S<bool>>,
     pub part_seconds: Option<S<Num<Seconds>>>,
+    pub checkpoint: Option<S<Int>>,
 }

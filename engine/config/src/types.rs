@@ -416,4 +416,7 @@ pub struct OutputSettings {
     /// Wall-clock seconds after which the parts in flight are closed, so a
     /// killed run loses at most about this much output. Default 10 s.
     pub part_seconds: f64,
+    /// Write a checkpoint every N steps (`OUT/checkpoint.bin`, the latest
+    /// only); 0 = only when the run is interrupted. Default 0.
+    pub checkpoint: u64,
 }

@@ -69,6 +69,20 @@ pub enum OutputErrorKind {
         /// The offending path.
         path: PathBuf,
     },
+    /// A dataset to continue lacks parts that its checkpoint counted.
+    #[error(
+        "{} should hold parts 0 to {} from the checkpoint, found {found} of them",
+        dir.display(),
+        expected.saturating_sub(1)
+    )]
+    MissingParts {
+        /// The table's folder.
+        dir: PathBuf,
+        /// Parts the checkpoint counted.
+        expected: u32,
+        /// Parts with those numbers found.
+        found: u32,
+    },
     /// A file-system operation failed.
     #[error("cannot {action} {}", path.display())]
     Io {

@@ -57,7 +57,9 @@ pub use convert::{DOC_KEY, TABLE_KEY, UNIT_KEY, VERSION_KEY};
 pub use error::{OutputError, OutputErrorKind};
 pub use frame::{Column, ColumnKind, Field, Frame, Table};
 pub use progress::{RunState, RUN_JSON};
-pub use writer::{Compression, DatasetWriter, OutputSummary, TableSummary, WriterOptions};
+pub use writer::{
+    Compression, DatasetWriter, OutputSummary, PartCounts, TableSummary, WriterOptions,
+};
 
 #[cfg(test)]
 mod tests;

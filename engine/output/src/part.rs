@@ -103,6 +103,56 @@ impl TableParts {
         self.schema = Some(schema);
     }
 
+    /// Closed parts, those kept from before a resume included.
+    pub(crate) fn closed_count(&self) -> u32 {
+        self.next_index - u32::from(self.open.is_some())
+    }
+
+    /// Keeps the first `count` parts of the table's folder, as a
+    /// checkpoint found them, and removes every other part file (later
+    /// parts, parts left in flight); new parts are numbered from `count`.
+    /// The rows of the kept parts are counted from their footers.
+    pub(crate) fn keep_first(&mut self, count: u32) -> Result<(), OutputError> {
+        fs::create_dir_all(&self.dir).map_err(|e| io_error("create folder", &self.dir, e))?;
+        let entries = fs::read_dir(&self.dir).map_err(|e| io_error("list folder", &self.dir, e))?;
+        let mut kept = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| io_error("list folder", &self.dir, e))?;
+            let name = entry.file_name();
+            let Some(name) = name.to_str().filter(|n| is_part_file(n)) else {
+                continue;
+            };
+            let index = name
+                .strip_prefix("part-")
+                .and_then(|n| n.strip_suffix(".parquet"))
+                .and_then(|n| n.parse::<u32>().ok());
+            match index {
+                Some(k) if k < count => kept.push((k, entry.path())),
+                _ => fs::remove_file(entry.path())
+                    .map_err(|e| io_error("remove part file", entry.path(), e))?,
+            }
+        }
+        kept.sort();
+        if kept.iter().map(|(k, _)| *k).ne(0..count) {
+            return Err(OutputErrorKind::MissingParts {
+                dir: self.dir.clone(),
+                expected: count,
+                found: kept.len() as u32,
+            }
+            .into());
+        }
+        for (_, path) in &kept {
+            let file = File::open(path).map_err(|e| io_error("open part file", path, e))?;
+            let reader = parquet::file::reader::SerializedFileReader::new(file)
+                .map_err(|e| parquet_error(path, e))?;
+            use parquet::file::reader::FileReader;
+            self.rows += reader.metadata().file_metadata().num_rows() as u64;
+        }
+        self.closed = kept.into_iter().map(|(_, p)| p).collect();
+        self.next_index = count;
+        Ok(())
+    }
+
     /// Rows written so far (in closed and open parts).
     pub(crate) fn rows(&self) -> u64 {
         self.rows

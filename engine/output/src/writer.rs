@@ -126,10 +126,16 @@ impl OutputSummary {
 /// Rows gathered per table before they are converted and written.
 const GATHER_ROWS: usize = 8192;
 
-struct Message {
-    table: Table,
-    frame: Frame,
+enum Message {
+    Frame(Table, Frame),
+    /// Close every part and answer with the number of closed parts per
+    /// table.
+    Sync(mpsc::Sender<PartCounts>),
 }
+
+/// Closed parts per table, in [`Table::ALL`] order: what a dataset
+/// continued from a checkpoint keeps.
+pub type PartCounts = [u32; Table::ALL.len()];
 
 /// Called by the background thread before it writes each frame. Lets the
 /// tests hold the writer still to observe the queue bound.
@@ -251,10 +257,32 @@ impl DatasetWriter {
         Self::create_with_hook(dir.as_ref(), options, None)
     }
 
+    /// Opens the dataset in `dir` to continue it from a checkpoint that
+    /// was taken when each table had `parts` closed parts (see
+    /// [`DatasetWriter::sync`]): the parts after those, and any part left
+    /// in flight, are removed, and new parts are numbered on from there.
+    /// `run.json` is left as it is until [`DatasetWriter::write_run_json`].
+    pub fn resume(
+        dir: impl AsRef<Path>,
+        options: WriterOptions,
+        parts: PartCounts,
+    ) -> Result<Self, OutputError> {
+        Self::open(dir.as_ref(), options, None, Some(parts))
+    }
+
     pub(crate) fn create_with_hook(
         dir: &Path,
         options: WriterOptions,
         hook: Option<FrameHook>,
+    ) -> Result<Self, OutputError> {
+        Self::open(dir, options, hook, None)
+    }
+
+    fn open(
+        dir: &Path,
+        options: WriterOptions,
+        hook: Option<FrameHook>,
+        resume: Option<PartCounts>,
     ) -> Result<Self, OutputError> {
         if options.max_rows_per_part == 0 {
             return Err(OutputErrorKind::InvalidOption {
@@ -264,9 +292,10 @@ impl DatasetWriter {
             .into());
         }
         let props = writer_properties(&options)?;
-        prepare_dir(dir, options.overwrite)?;
-
-        let tables = Table::ALL.map(|table| {
+        if resume.is_none() {
+            prepare_dir(dir, options.overwrite)?;
+        }
+        let mut tables = Table::ALL.map(|table| {
             TableParts::new(
                 table,
                 dir.join(table.dir_name()),
@@ -274,6 +303,11 @@ impl DatasetWriter {
                 options.max_rows_per_part,
             )
         });
+        if let Some(counts) = resume {
+            for (parts, count) in tables.iter_mut().zip(counts) {
+                parts.keep_first(count)?;
+            }
+        }
         let (tx, rx) = mpsc::sync_channel(options.queue_depth);
         let failure = SharedFailure::default();
         let run_json = RunJson::new(dir);
@@ -326,6 +360,20 @@ impl DatasetWriter {
         self.run_json.set_base(json)
     }
 
+    /// Writes every frame sent so far, closes the parts in flight of every
+    /// table and returns how many closed parts each table has: the
+    /// dataset as it stands at a checkpoint. Waits for the writer.
+    pub fn sync(&self) -> Result<PartCounts, OutputError> {
+        let (reply, answer) = mpsc::channel();
+        let tx = self
+            .tx
+            .as_ref()
+            .expect("the sender lives until finish or drop");
+        tx.send(Message::Sync(reply))
+            .map_err(|_| self.stopped_error())?;
+        answer.recv().map_err(|_| self.stopped_error())
+    }
+
     /// Tells the writer that every frame of steps up to `step` has been
     /// sent. Costs one atomic store: call it after each step's frames. The
     /// writer moves `progress.complete_through_step` in `run.json` up to
@@ -348,7 +396,7 @@ impl DatasetWriter {
             .tx
             .as_ref()
             .expect("the sender lives until finish or drop");
-        tx.send(Message { table, frame })
+        tx.send(Message::Frame(table, frame))
             .map_err(|_| self.stopped_error())
     }
 
@@ -362,7 +410,7 @@ impl DatasetWriter {
             .tx
             .as_ref()
             .expect("the sender lives until finish or drop");
-        match tx.try_send(Message { table, frame }) {
+        match tx.try_send(Message::Frame(table, frame)) {
             Ok(()) => Ok(true),
             Err(TrySendError::Full(_)) => Ok(false),
             Err(TrySendError::Disconnected(_)) => Err(self.stopped_error()),
@@ -567,20 +615,39 @@ impl Background {
                 Err(_) => break,
             }
         }
+        self.close_parts()?;
+        self.run_json.set_complete(marked)
+    }
+
+    /// Writes what is gathered and closes the part in flight of every
+    /// table.
+    fn close_parts(&mut self) -> Result<(), OutputError> {
         for table in Table::ALL {
             self.write_pending(table)?;
             self.tables[table.index()].close()?;
         }
         self.oldest = None;
         self.last_close = Instant::now();
-        self.run_json.set_complete(marked)
+        Ok(())
     }
 
     /// Takes one frame in. Small frames are gathered per table and
     /// converted and written together once they hold [`GATHER_ROWS`] rows
     /// (or the parts close): Arrow and Parquet have a cost per batch and
     /// column that would otherwise dominate frames of a few rows.
-    fn take(&mut self, Message { table, frame }: Message) -> Result<(), OutputError> {
+    fn take(&mut self, message: Message) -> Result<(), OutputError> {
+        let (table, frame) = match message {
+            Message::Frame(table, frame) => (table, frame),
+            Message::Sync(reply) => {
+                // Every frame marked before this message is in the parts.
+                let marked = self.marks.get();
+                self.close_parts()?;
+                self.run_json.set_complete(marked)?;
+                // A caller that stopped waiting has nothing to learn.
+                let _ = reply.send(self.tables.each_ref().map(TableParts::closed_count));
+                return Ok(());
+            }
+        };
         if let Some(hook) = self.hook.as_mut() {
             hook();
         }

@@ -214,6 +214,12 @@ pub struct WallRow<'a> {
     pub force: Vec3,
     /// Total contact moment about the reference point (N m).
     pub moment: Vec3,
+    /// Current vertex positions (m): where the wall's motion has taken
+    /// them by the end of the last cycle.
+    pub vertices: &'a [Vec3],
+    /// The facets as triples of indices into [`WallRow::vertices`], in
+    /// the order of the facet indices of contact rows.
+    pub facets: &'a [[u32; 3]],
 }
 
 /// A state slot a model declares: one value per contact.
@@ -269,12 +275,25 @@ impl Simulation {
     /// While a [`crate::BallsMut`] of this simulation is alive.
     pub fn snapshot(&mut self) -> Snapshot<'_> {
         self.refresh_open_contacts();
-        let sim = &*self;
+        self.view()
+    }
+
+    /// The same view as [`Simulation::snapshot`] without its refresh: the
+    /// rows of open contacts the last cycle skipped keep the location,
+    /// normal, gap and region of the cycle that last resolved them; every
+    /// other row is current. Taking it writes nothing, so output that
+    /// needs only bodies, walls and active contacts, taken at any step,
+    /// cannot change the run (the refresh can: a refreshed normal is where
+    /// the next cycle turns a contact's frame from).
+    ///
+    /// # Panics
+    /// While a [`crate::BallsMut`] of this simulation is alive.
+    pub fn view(&self) -> Snapshot<'_> {
         Snapshot {
-            sim,
-            balls: sim.balls(),
-            blocks: sim.blocks(),
-            walls: sim.walls(),
+            sim: self,
+            balls: self.balls(),
+            blocks: self.blocks(),
+            walls: self.walls(),
         }
     }
 }
@@ -352,6 +371,11 @@ impl<'a> Snapshot<'a> {
         })
     }
 
+    /// The group names, by group index; [`BodyRow::group`] is one of them.
+    pub fn group_names(&self) -> &[String] {
+        self.sim.group_names()
+    }
+
     /// Number of bodies.
     pub fn n_bodies(&self) -> usize {
         self.balls.len() + self.blocks.len()
@@ -418,6 +442,8 @@ impl<'a> Snapshot<'a> {
             spin: w.motion.spin,
             force: w.force,
             moment: w.moment,
+            vertices: &w.vertices,
+            facets: &w.facets,
         })
     }
 }
@@ -541,5 +567,10 @@ mod tests {
         );
         let walls: Vec<_> = snap.walls().map(|w| (w.id, w.name)).collect();
         assert_eq!(walls, [(1, "far"), (2, "floor")]);
+        // A wall that does not move keeps the vertices it was given.
+        let floor = snap.walls().nth(1).unwrap();
+        assert_eq!(floor.facets, [[0, 1, 2], [0, 2, 3]]);
+        assert_eq!(floor.vertices[2], Vec3::new(1.0, 1.0, 0.0));
+        assert_eq!(snap.group_names(), ["grain", "wall"]);
     }
 }

@@ -785,5 +785,6 @@ pub(crate) struct OutputSpec {
     pub contacts: Option<S<Int>>,
     pub bodies: Option<S<Int>>,
     pub walls: Option<S<Int>>,
+    pub vtk: Option<S<Int>>,
     pub overwrite: Option<S<bool>>,
 }

@@ -3,7 +3,7 @@
 //! Guarantees of [`OutputSettings`]: a non-empty folder (default
 //! `out/<config file stem>`, relative to the working directory), record
 //! intervals >= 0 steps (0 = never; defaults 1000 contacts, 1000 bodies,
-//! 100 walls), and `overwrite` defaulting to true.
+//! 100 walls, 0 VTK frames), and `overwrite` defaulting to true.
 
 use std::path::PathBuf;
 
@@ -31,6 +31,7 @@ pub(super) fn output_settings(
             contacts: 1000,
             bodies: 1000,
             walls: 100,
+            vtk: 0,
             overwrite: true,
         });
     };
@@ -55,6 +56,7 @@ pub(super) fn output_settings(
         contacts: every(&o.contacts, "contacts", 1000)?,
         bodies: every(&o.bodies, "bodies", 1000)?,
         walls: every(&o.walls, "walls", 100)?,
+        vtk: every(&o.vtk, "vtk", 0)?,
         overwrite: o.overwrite.as_ref().is_none_or(|v| *v.get_ref()),
     })
 }

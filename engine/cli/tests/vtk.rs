@@ -1,9 +1,10 @@
 //! The VTK series for ParaView (`[output] vtk = N`): read back with real
 //! VTK readers and compared with the Parquet tables of the same run,
-//! complete after a kill, and without effect on the run.
+//! complete after a kill, and without effect on the run; and the PNG
+//! that `tools/py/render_frame.py` draws from a dataset.
 //!
-//! Needs `python3` with polars, numpy, vtk and pyvista (`.ci/run` installs
-//! them); a missing package fails the test.
+//! Needs `python3` with polars, numpy, vtk, pyvista and matplotlib (`.ci/run`
+//! installs them); a missing package fails the test.
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -233,4 +234,71 @@ fn a_killed_run_leaves_an_index_of_complete_frames() {
          assert r.GetErrorCode() == 0 and r.GetOutput().GetNumberOfPoints() == 82\n",
         vtk.join(last).to_str().unwrap(),
     ]));
+}
+
+/// Width and height of a PNG, from its IHDR chunk.
+fn png_size(bytes: &[u8]) -> (u32, u32) {
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "a PNG signature");
+    assert_eq!(&bytes[12..16], b"IHDR");
+    let be = |at: usize| u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap());
+    (be(16), be(20))
+}
+
+#[test]
+fn render_frame_draws_a_png_of_the_frame() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(tmp.path(), "scene", &scene("bodies = 300\nvtk = 300"), "2");
+    let script = workspace_root().join("tools/py/render_frame.py");
+    let png = tmp.path().join("frame.png");
+    let o = python(&[
+        script.to_str().unwrap(),
+        out.to_str().unwrap(),
+        png.to_str().unwrap(),
+        "--step",
+        "300",
+        "--size",
+        "640x480",
+    ]);
+    assert_ok(&o);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).is_empty(),
+        "walls come from the frame's own VTK file"
+    );
+    assert_eq!(png_size(&std::fs::read(&png).unwrap()), (640, 480));
+    // Not blank: many colours, and the balls' colours from the colour map
+    // cover a fair share of the picture.
+    let check = "import sys\n\
+        import numpy as np\n\
+        import matplotlib.image as im\n\
+        a = im.imread(sys.argv[1])[:, :, :3]\n\
+        colours = len(np.unique(a.reshape(-1, 3), axis=0))\n\
+        assert colours > 50, colours\n\
+        saturated = (a.max(axis=2) - a.min(axis=2)) > 0.2\n\
+        assert saturated.mean() > 0.02, saturated.mean()\n";
+    assert_ok(&python(&["-c", check, png.to_str().unwrap()]));
+
+    // A step that was not recorded is refused with the recorded range.
+    let o = python(&[
+        script.to_str().unwrap(),
+        out.to_str().unwrap(),
+        png.to_str().unwrap(),
+        "--step",
+        "7",
+    ]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("step 7 is not recorded") && !err.contains("Traceback"),
+        "{err}"
+    );
+
+    // Without VTK files the walls are not drawn, and the script says so.
+    let plain = run(tmp.path(), "plain", &scene("bodies = 300"), "2");
+    let o = python(&[
+        script.to_str().unwrap(),
+        plain.to_str().unwrap(),
+        png.to_str().unwrap(),
+    ]);
+    assert_ok(&o);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("walls not drawn"));
 }

@@ -78,9 +78,14 @@ pub struct Series {
 
 /// Whether `name` is a file this module writes (or its temporary).
 fn ours(name: &str) -> bool {
-    let name = name
-        .strip_prefix('.')
-        .map_or(name, |n| n.strip_suffix(".tmp").unwrap_or(n));
+    // A hidden name is ours only as a temporary: `.NAME.tmp`.
+    let name = match name.strip_prefix('.') {
+        Some(hidden) => match hidden.strip_suffix(".tmp") {
+            Some(n) => n,
+            None => return false,
+        },
+        None => name,
+    };
     name == INDEX
         || Part::ALL.iter().any(|p| {
             name.strip_prefix(p.name())
@@ -129,11 +134,6 @@ impl Series {
             dir,
             entries: RefCell::new(String::new()),
         }))
-    }
-
-    /// The folder the files go to.
-    pub fn dir(&self) -> &Path {
-        &self.dir
     }
 
     /// Writes the frame of `snap`: one file per part the run has (balls,
@@ -1029,6 +1029,8 @@ mod tests {
             "balls-12a.vtp",
             "run.pvd.bak",
             "x-1.vtp",
+            ".run.pvd",
+            ".balls-0000000001.vtp",
         ] {
             assert!(!ours(name), "{name}");
         }

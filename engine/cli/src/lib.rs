@@ -9,6 +9,7 @@ pub mod record;
 pub mod resume;
 pub mod scene;
 pub mod signals;
+pub mod vtk;
 
 use anyhow::{anyhow, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -209,6 +210,11 @@ fn run_loaded(
         .map_err(|e| anyhow!("{e}"))?;
     let recorder = record::Recorder::new(&sim.snapshot());
     let intervals = &cfg.output;
+    let vtk = if resumed {
+        vtk::Series::resume(&out, intervals.vtk, sim.step)?
+    } else {
+        vtk::Series::start(&out, intervals.vtk, intervals.overwrite)?
+    };
     let record = |sim: &mut Simulation, writer: &DatasetWriter, force: bool| -> Result<()> {
         // Every broken bond is written, whatever the frame intervals.
         let breaks = sim.take_bond_breaks();
@@ -224,8 +230,10 @@ fn run_loaded(
             due(intervals.bodies),
             due(intervals.walls),
         );
+        let vtk = vtk.as_ref().filter(|_| due(intervals.vtk));
         if !(contacts || bodies || walls) {
-            return Ok(());
+            // A VTK frame alone refreshes no contact: it cannot change the run.
+            return vtk.map_or(Ok(()), |vtk| vtk.write(&sim.view()));
         }
         let snap = sim.snapshot();
         let send = |table, frame| writer.send(table, frame).map_err(|e| anyhow!("{e}"));
@@ -237,6 +245,9 @@ fn run_loaded(
         }
         if walls && snap.n_walls() > 0 {
             send(Table::Walls, recorder.walls(&snap))?;
+        }
+        if let Some(vtk) = vtk {
+            vtk.write(&snap)?;
         }
         Ok(())
     };

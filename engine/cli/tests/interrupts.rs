@@ -221,7 +221,7 @@ fn checkpointed_compression(dir: &Path) -> PathBuf {
     let text = std::fs::read_to_string(workspace_root().join("configs/compress.toml")).unwrap();
     let start = text.find("[output]").unwrap();
     let text = format!(
-        "{}[output]\ncontacts = 2000\nbodies = 1000\nwalls = 100\ncheckpoint = 500\npart_seconds = 0.3\n",
+        "{}[output]\ncontacts = 2000\nbodies = 1000\nwalls = 100\nvtk = 5000\ncheckpoint = 500\npart_seconds = 0.3\n",
         &text[..start]
     );
     let path = dir.join("compress.toml");

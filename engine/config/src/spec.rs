@@ -785,6 +785,7 @@ pub(crate) struct OutputSpec {
     pub contacts: Option<S<Int>>,
     pub bodies: Option<S<Int>>,
     pub walls: Option<S<Int>>,
+    pub vtk: Option<S<Int>>,
     pub overwrite: Option<S<bool>>,
     pub part_seconds: Option<S<Num<Seconds>>>,
     pub checkpoint: Option<S<Int>>,

@@ -411,6 +411,9 @@ pub struct OutputSettings {
     pub bodies: u64,
     /// Record walls every N steps; 0 = never. Default 100.
     pub walls: u64,
+    /// Write a VTK frame for ParaView (`vtk/` in the output folder) every
+    /// N steps; 0 = never. Default 0.
+    pub vtk: u64,
     /// Replace an existing output folder. Default true.
     pub overwrite: bool,
     /// Wall-clock seconds after which the parts in flight are closed, so a

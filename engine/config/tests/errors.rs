@@ -160,6 +160,19 @@ fn wrong_type_says_what_was_expected() {
         &["'steps' in [run]", "expected an integer"],
     );
 
+    let text = format!("{RUN}[output]\nvtk = -5\n");
+    let e = parse_err(&text);
+    assert_at(&e, &text, "-5", &["'vtk' in [output]", ">= 0", "got -5"]);
+
+    let text = format!("{RUN}[output]\nvtk = 2.5\n");
+    let e = parse_err(&text);
+    assert_at(
+        &e,
+        &text,
+        "2.5",
+        &["'vtk' in [output]", "expected an integer"],
+    );
+
     let text = format!("{RUN}[output]\noverwrite = 1\n");
     let e = parse_err(&text);
     assert_at(

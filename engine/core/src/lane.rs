@@ -74,7 +74,7 @@ pub(crate) struct LaneKernel {
     /// moment into the sums (its carry at least the given code).
     pub(crate) first_non_finite: fn(&Scene<'_>, &ContactStore, u8) -> Option<usize>,
     /// The planes of the released contacts brought up to date.
-    pub(crate) refresh: fn(&Scene<'_>, &mut ContactStore),
+    pub(crate) refresh: fn(&Scene<'_>, &ContactStore) -> Vec<crate::contact::Plane>,
     /// The effective inertial mass of a new contact (kg).
     pub(crate) mass: fn(&Masses<'_>, Piece, Piece) -> f64,
     /// Sets up a new contact's cache ([`PairKernel::init`]).

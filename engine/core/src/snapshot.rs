@@ -214,6 +214,12 @@ pub struct WallRow<'a> {
     pub force: Vec3,
     /// Total contact moment about the reference point (N m).
     pub moment: Vec3,
+    /// Current vertex positions (m): where the wall's motion has taken
+    /// them by the end of the last cycle.
+    pub vertices: &'a [Vec3],
+    /// The facets as triples of indices into [`WallRow::vertices`], in
+    /// the order of the facet indices of contact rows.
+    pub facets: &'a [[u32; 3]],
 }
 
 /// A state slot a model declares: one value per contact.
@@ -257,24 +263,46 @@ pub struct Snapshot<'a> {
     balls: BallsRef<'a>,
     blocks: BlocksRef<'a>,
     walls: Col<'a, WallBody>,
+    /// Per lane (models in order, lanes in pair-kind order), the contact
+    /// planes brought up to date; empty for a view that reads the stored
+    /// ones.
+    planes: Vec<Vec<crate::contact::Plane>>,
 }
 
 impl Simulation {
-    /// A read-only view of the simulation for output. It first brings the
-    /// planes of the open contacts the last cycle skipped up to date
-    /// (their location, normal, gap and facet region, from the current
-    /// positions), so every contact row describes the current geometry.
+    /// A read-only view of the simulation for output, in which the
+    /// planes of the open contacts the last cycle skipped are brought up
+    /// to date (their location, normal, gap and facet region, from the
+    /// current positions), so every contact row describes the current
+    /// geometry. The refreshed planes are copies: the stored ones, which
+    /// the next cycle turns a contact's frame from, stay as they were, so
+    /// taking snapshots at any steps never changes the run.
     ///
     /// # Panics
     /// While a [`crate::BallsMut`] of this simulation is alive.
     pub fn snapshot(&mut self) -> Snapshot<'_> {
-        self.refresh_open_contacts();
-        let sim = &*self;
+        let planes = self.refreshed_planes();
         Snapshot {
-            sim,
-            balls: sim.balls(),
-            blocks: sim.blocks(),
-            walls: sim.walls(),
+            planes,
+            ..self.view()
+        }
+    }
+
+    /// The same view as [`Simulation::snapshot`] without its refresh: the
+    /// rows of open contacts the last cycle skipped keep the location,
+    /// normal, gap and region of the cycle that last resolved them; every
+    /// other row is current. Cheaper than [`Simulation::snapshot`] for
+    /// output that needs only bodies, walls and active contacts.
+    ///
+    /// # Panics
+    /// While a [`crate::BallsMut`] of this simulation is alive.
+    pub fn view(&self) -> Snapshot<'_> {
+        Snapshot {
+            sim: self,
+            balls: self.balls(),
+            blocks: self.blocks(),
+            walls: self.walls(),
+            planes: Vec::new(),
         }
     }
 }
@@ -308,10 +336,11 @@ impl<'a> Snapshot<'a> {
         let walls = &*self.walls;
         let lanes = sim.models.iter().enumerate();
         let lanes = lanes.flat_map(|(mi, m)| m.lanes.iter().map(move |lane| (mi, m, lane)));
-        lanes.flat_map(move |(mi, m, lane)| {
+        lanes.enumerate().flat_map(move |(li, (mi, m, lane))| {
             let (st, pair) = (&lane.store, lane.pair());
+            let planes = self.planes.get(li).unwrap_or(&st.plane);
             (0..st.len()).map(move |k| {
-                let (p, o) = (&st.plane[k], &st.output[k]);
+                let (p, o) = (&planes[k], &st.output[k]);
                 let b = st.end2[k];
                 let end2 = PieceId::of(b, sim, walls);
                 let (region, links) = if b.is_facet() {
@@ -350,6 +379,11 @@ impl<'a> Snapshot<'a> {
                 }
             })
         })
+    }
+
+    /// The group names, by group index; [`BodyRow::group`] is one of them.
+    pub fn group_names(&self) -> &[String] {
+        self.sim.group_names()
     }
 
     /// Number of bodies.
@@ -418,6 +452,8 @@ impl<'a> Snapshot<'a> {
             spin: w.motion.spin,
             force: w.force,
             moment: w.moment,
+            vertices: &w.vertices,
+            facets: &w.facets,
         })
     }
 }
@@ -541,5 +577,10 @@ mod tests {
         );
         let walls: Vec<_> = snap.walls().map(|w| (w.id, w.name)).collect();
         assert_eq!(walls, [(1, "far"), (2, "floor")]);
+        // A wall that does not move keeps the vertices it was given.
+        let floor = snap.walls().nth(1).unwrap();
+        assert_eq!(floor.facets, [[0, 1, 2], [0, 2, 3]]);
+        assert_eq!(floor.vertices[2], Vec3::new(1.0, 1.0, 0.0));
+        assert_eq!(snap.group_names(), ["grain", "wall"]);
     }
 }

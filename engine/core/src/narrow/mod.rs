@@ -238,11 +238,12 @@ pub(crate) trait PairKernel {
 }
 
 impl Simulation {
-    /// Brings the contact plane (location, normal, gap) of open contacts
-    /// that the cycle skipped up to date, for output. Frames of open
-    /// contacts of overlap-only models are not maintained (see
+    /// The contact planes of every lane (models in order, lanes in pair
+    /// kind order) with those of open contacts that the cycle skipped
+    /// (location, normal, gap) brought up to date, for output. Frames of
+    /// open contacts of overlap-only models are not maintained (see
     /// `docs/physics.md`).
-    pub(crate) fn refresh_open_contacts(&mut self) {
+    pub(crate) fn refreshed_planes(&self) -> Vec<Vec<contact::Plane>> {
         let balls = BallsRef::of(&self.world);
         let blocks = BlocksRef::of(&self.world);
         let walls = walls(&self.world);
@@ -256,9 +257,10 @@ impl Simulation {
             walls: &walls,
             owner: &self.facet_owner,
         };
-        for lane in self.models.iter_mut().flat_map(|m| &mut m.lanes) {
-            (lane.kernel.refresh)(&scene, &mut lane.store);
-        }
+        let lanes = self.models.iter().flat_map(|m| &m.lanes);
+        lanes
+            .map(|lane| (lane.kernel.refresh)(&scene, &lane.store))
+            .collect()
     }
 }
 
@@ -339,11 +341,19 @@ pub(crate) fn add_block_end(sums: &mut Sums<'_>, p: Piece, end: End, ap: &Applie
     sums.block(p.index() as u32, end, ap.force, torque, ap.stiffness);
 }
 
-/// [`PairKernel::refresh`] over every released contact of a lane.
-pub(crate) fn refresh_lane<K: PairKernel>(scene: &Scene<'_>, st: &mut contact::ContactStore) {
+/// The planes of a lane's contacts with those of its released contacts
+/// brought up to date by [`PairKernel::refresh`], on copies: the store
+/// (and the warm starts the next cycle begins from) stays as the cycle
+/// left it, so recording never changes a run.
+pub(crate) fn refresh_lane<K: PairKernel>(
+    scene: &Scene<'_>,
+    st: &contact::ContactStore,
+) -> Vec<contact::Plane> {
+    let mut planes = st.plane.clone();
+    let mut cache = st.cache.clone();
     let n = st.len().div_ceil(contact::BATCH);
-    let caches = contact::cache_chunks(&mut st.cache, K::CACHE, n);
-    st.plane
+    let caches = contact::cache_chunks(&mut cache, K::CACHE, n);
+    planes
         .par_chunks_mut(contact::BATCH)
         .zip(st.setup.par_chunks(contact::BATCH))
         .zip(caches)
@@ -360,6 +370,7 @@ pub(crate) fn refresh_lane<K: PairKernel>(scene: &Scene<'_>, st: &mut contact::C
                 }
             }
         });
+    planes
 }
 
 /// Resolves one contact of kind `K`: contact plane, frame and increments,

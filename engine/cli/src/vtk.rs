@@ -68,6 +68,28 @@ impl Part {
     }
 }
 
+/// Removes the files of a series in `dir` (if it exists) for which
+/// `remove` says so; `remove` may also stop with an error.
+fn remove_ours(dir: &Path, mut remove: impl FnMut(&str) -> Result<bool>) -> Result<()> {
+    if !dir.is_dir() {
+        return Ok(());
+    }
+    let listing =
+        std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))?;
+    for entry in listing {
+        let entry = entry.with_context(|| format!("cannot list {}", dir.display()))?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str().filter(|n| ours(n)) else {
+            continue;
+        };
+        if remove(name)? {
+            std::fs::remove_file(entry.path())
+                .with_context(|| format!("cannot remove {}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
 /// A series of VTK frames being written into `OUT/vtk`.
 pub struct Series {
     dir: PathBuf,
@@ -103,26 +125,16 @@ impl Series {
     /// when the run writes no frame.
     pub fn start(out: &Path, every: u64, overwrite: bool) -> Result<Option<Series>> {
         let dir = out.join(FOLDER);
-        if dir.is_dir() {
-            let listing = std::fs::read_dir(&dir)
-                .with_context(|| format!("cannot list {}", dir.display()))?;
-            for entry in listing {
-                let entry = entry.with_context(|| format!("cannot list {}", dir.display()))?;
-                let name = entry.file_name();
-                let Some(name) = name.to_str().filter(|n| ours(n)) else {
-                    continue;
-                };
-                if !overwrite {
-                    anyhow::bail!(
-                        "{} holds the VTK files of an older run ({name}); remove them or set \
-                         overwrite = true in [output]",
-                        dir.display()
-                    );
-                }
-                std::fs::remove_file(entry.path())
-                    .with_context(|| format!("cannot remove {}", entry.path().display()))?;
+        remove_ours(&dir, |name| {
+            if !overwrite {
+                anyhow::bail!(
+                    "{} holds the VTK files of an older run ({name}); remove them or set \
+                     overwrite = true in [output]",
+                    dir.display()
+                );
             }
-        }
+            Ok(true)
+        })?;
         if every == 0 {
             // Leave no empty folder behind from an older run's series.
             let _ = std::fs::remove_dir(&dir);
@@ -148,22 +160,9 @@ impl Series {
             let stem = name.strip_suffix(".vtp")?;
             stem.rsplit_once('-')?.1.parse().ok()
         };
-        if dir.is_dir() {
-            let listing = std::fs::read_dir(&dir)
-                .with_context(|| format!("cannot list {}", dir.display()))?;
-            for entry in listing {
-                let entry = entry.with_context(|| format!("cannot list {}", dir.display()))?;
-                let name = entry.file_name();
-                let Some(name) = name.to_str().filter(|n| ours(n)) else {
-                    continue;
-                };
-                let later = step_of(name).is_some_and(|s| s > step);
-                if later || name.starts_with('.') {
-                    std::fs::remove_file(entry.path())
-                        .with_context(|| format!("cannot remove {}", entry.path().display()))?;
-                }
-            }
-        }
+        remove_ours(&dir, |name| {
+            Ok(name.starts_with('.') || step_of(name).is_some_and(|s| s > step))
+        })?;
         if every == 0 {
             return Ok(None);
         }

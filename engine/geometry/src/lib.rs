@@ -43,6 +43,7 @@ pub mod polyhedron;
 pub mod pressed;
 pub mod rounding;
 pub mod shapes;
+pub mod sphere_union;
 pub mod stl;
 pub mod support;
 
@@ -79,4 +80,5 @@ pub use shapes::{
     box_block, octahedron_block, principal_frame, prism_block, random_block, tetrahedron_block,
     PrincipalFrame, RandomBlock, Shape,
 };
+pub use sphere_union::{sphere_union, UnionProperties};
 pub use support::{Posed, Sphere, SupportMap, Triangle};

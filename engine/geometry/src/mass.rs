@@ -123,6 +123,13 @@ pub(crate) struct TetraSums {
 }
 
 impl TetraSums {
+    /// No volume.
+    pub(crate) const ZERO: Self = Self {
+        six_volume: 0.0,
+        first: DVec3::ZERO,
+        second: [[0.0; 3]; 3],
+    };
+
     /// Sums over the tetrahedra `(origin, a, b, c)` of every triangle.
     pub(crate) fn of_surface(vertices: &[DVec3], triangles: &[[u32; 3]], origin: DVec3) -> Self {
         let mut six_volume = 0.0;

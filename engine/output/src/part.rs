@@ -16,7 +16,8 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 use arrow::array::RecordBatch;
-use arrow::datatypes::SchemaRef;
+use arrow::datatypes::{DataType, SchemaRef};
+use parquet::schema::types::ColumnPath;
 use parquet::arrow::ArrowWriter;
 use parquet::file::properties::WriterProperties;
 
@@ -99,7 +100,19 @@ impl TableParts {
         self.schema.as_ref()
     }
 
+    /// Sets the table's schema, and with it the encodings: dictionary
+    /// pages only for the label columns (Arrow dictionaries). Simulation
+    /// numbers rarely repeat, so a dictionary of them is built only to be
+    /// thrown away when it grows too large, at a cost that dominated the
+    /// writer thread; zstd takes what repetition there is.
     pub(crate) fn set_schema(&mut self, schema: SchemaRef) {
+        let mut props = self.props.clone().into_builder().set_dictionary_enabled(false);
+        for field in schema.fields() {
+            if matches!(field.data_type(), DataType::Dictionary(..)) {
+                props = props.set_column_dictionary_enabled(ColumnPath::from(field.name().as_str()), true);
+            }
+        }
+        self.props = props.build();
         self.schema = Some(schema);
     }
 

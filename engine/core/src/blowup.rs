@@ -177,10 +177,8 @@ impl fmt::Display for BlowUp {
 /// and turns at `w` over a step `dt`, given whether its state is finite;
 /// `None` if nothing does.
 ///
-/// The law of motion evaluates this only for the few bodies that fail a
-/// cheaper test against the smallest size, which it can hold in
-/// registers: the squared forms here are monotone in `size`, so every body
-/// that fails here fails that test.
+/// The law of motion evaluates this only for the few balls that fail a
+/// cheaper test against the smallest radius ([`Screen`]).
 #[inline]
 pub(crate) fn sign_of(
     finite: bool,
@@ -195,12 +193,13 @@ pub(crate) fn sign_of(
     }
     let f = fraction?;
     let (v2, w2) = (v.length_squared(), w.length_squared());
-    if v2 > (f * size / dt).powi(2) {
+    let (v_max, w_max) = (f * size / dt, f / dt);
+    if v2 > v_max * v_max {
         return Some(Sign::Moved {
             ratio: v2.sqrt() * dt / size,
         });
     }
-    if w2 > (f / dt).powi(2) {
+    if w2 > w_max * w_max {
         return Some(Sign::Turned {
             angle: w2.sqrt() * dt,
         });
@@ -208,18 +207,50 @@ pub(crate) fn sign_of(
     None
 }
 
-/// The squared speed and squared spin beyond which a body of size at
-/// least `size_min` may have blown up in a step `dt`: what the law of
-/// motion compares each ball against before [`sign_of`]. Without the check
-/// only a non-finite value passes them.
-#[inline]
-pub(crate) fn screen(fraction: Option<f64>, size_min: f64, dt: f64) -> (f64, f64) {
-    match fraction {
-        Some(f) => (
-            (f * size_min / dt).powi(2).min(f64::MAX),
-            (f / dt).powi(2).min(f64::MAX),
-        ),
-        None => (f64::MAX, f64::MAX),
+/// The screen of the law of motion: bounds on each component of the
+/// velocity and of the spin within which no ball of radius at least
+/// `size_min` can have blown up in a step `dt` (see [`Screen::passes`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Screen {
+    v: f64,
+    w: f64,
+}
+
+impl Screen {
+    pub(crate) fn new(fraction: Option<f64>, size_min: f64, dt: f64) -> Screen {
+        // A vector whose components are all within c is no longer than
+        // sqrt(3) c; the factor below 1 keeps that true through rounding.
+        // Without the check the bounds are the largest finite number, so
+        // that only a NaN or an infinity fails.
+        let c = (1.0 - 1e-9) / 3f64.sqrt();
+        let (v, w) = match fraction {
+            Some(f) => (c * f * size_min / dt, c * f / dt),
+            None => (f64::MAX, f64::MAX),
+        };
+        Screen {
+            v: v.min(f64::MAX),
+            w: w.min(f64::MAX),
+        }
+    }
+
+    /// Whether a body now at `x`, moving at `v` and turning at `w`, is
+    /// surely fine: every component of `v` and `w` within its bound (a
+    /// NaN or an infinity is not) and `x` finite. Nine comparisons joined
+    /// without branches, the kind of test the finiteness test it replaces
+    /// was (a finite number is one whose magnitude is below infinity); a
+    /// body that fails it goes to [`sign_of`].
+    #[inline(always)]
+    pub(crate) fn passes(&self, x: Vec3, v: Vec3, w: Vec3) -> bool {
+        let (bv, bw) = (self.v, self.w);
+        (v.x.abs() <= bv)
+            & (v.y.abs() <= bv)
+            & (v.z.abs() <= bv)
+            & (w.x.abs() <= bw)
+            & (w.y.abs() <= bw)
+            & (w.z.abs() <= bw)
+            & x.x.is_finite()
+            & x.y.is_finite()
+            & x.z.is_finite()
     }
 }
 
@@ -404,24 +435,47 @@ mod tests {
     #[test]
     fn every_body_that_fails_its_own_size_fails_the_screen() {
         // The screen with the smallest size lets nothing through that the
-        // exact test, with any larger size, would stop.
+        // exact test, with any larger size, would stop: speeds along an
+        // axis and along a diagonal, where the component bound is
+        // tightest, up to twice the limit.
         let (dt, f, r_min) = (1e-3, 0.5, 0.01);
-        let (v2, w2) = screen(Some(f), r_min, dt);
-        for k in 0..2000 {
-            let speed = 1e-3 * k as f64;
-            let v = Vec3::new(speed, 0.0, 0.0);
-            for size in [r_min, 0.02, 0.1] {
-                if sign_of(true, v, Vec3::ZERO, size, dt, Some(f)).is_some() {
-                    assert!(v.length_squared() > v2, "speed {speed}, size {size}");
+        let screen = Screen::new(Some(f), r_min, dt);
+        let x = Vec3::ZERO;
+        let dirs = [
+            Vec3::X,
+            Vec3::ONE.normalize(),
+            Vec3::new(1.0, -2.0, 0.5).normalize(),
+        ];
+        let mut tripped = 0;
+        for k in 0..=20_000 {
+            let s = 1e-4 * k as f64;
+            for d in dirs {
+                let (v, w) = (d * s * f * r_min / dt, d * s * f / dt);
+                for size in [r_min, 0.02, 0.1] {
+                    if sign_of(true, v, Vec3::ZERO, size, dt, Some(f)).is_some() {
+                        tripped += 1;
+                        assert!(!screen.passes(x, v, Vec3::ZERO), "{s} {d} {size}");
+                    }
+                    if sign_of(true, Vec3::ZERO, w, size, dt, Some(f)).is_some() {
+                        assert!(!screen.passes(x, Vec3::ZERO, w), "{s} {d}");
+                    }
                 }
-                let w = Vec3::new(0.0, 0.0, 1e3 * k as f64);
-                if sign_of(true, Vec3::ZERO, w, size, dt, Some(f)).is_some() {
-                    assert!(w.length_squared() > w2);
+                // Well within the limit, everything passes.
+                if s < 0.5 {
+                    assert!(screen.passes(x, v, w), "{s} {d}");
                 }
             }
         }
-        // Off: only what is not finite.
-        assert_eq!(screen(None, r_min, dt), (f64::MAX, f64::MAX));
+        assert!(tripped > 10_000);
+        // NaN and infinite values never pass, with the check or without.
+        let off = Screen::new(None, r_min, dt);
+        for s in [screen, off] {
+            for bad in [f64::NAN, f64::INFINITY] {
+                let b = Vec3::new(0.0, bad, 0.0);
+                assert!(!s.passes(x, b, Vec3::ZERO) && !s.passes(x, Vec3::ZERO, b));
+                assert!(!s.passes(b, Vec3::ZERO, Vec3::ZERO));
+            }
+        }
         let fast = Vec3::new(1e300, 0.0, 0.0);
         assert_eq!(sign_of(true, fast, fast, r_min, dt, None), None);
         assert_eq!(

@@ -7,7 +7,7 @@
 //! the first body that blew up ([`crate::blowup`]) in the same loop.
 //! Invariant: velocities live at half steps, positions at whole steps.
 
-use crate::blowup::{self, Sign};
+use crate::blowup;
 use crate::body::{BallsMut, BallsRef, BlocksMut};
 use crate::cellspace::{self};
 use crate::error::StepError;
@@ -39,15 +39,16 @@ impl Simulation {
     /// `x(t+dt) = x(t) + v(t+dt/2) dt`. Fixed components keep their velocity.
     ///
     /// A ball that moves or turns too far, or whose state is not finite,
-    /// stops the run ([`blowup::sign_of`]): the first of each block is
-    /// found in the loop, after a screen against the smallest radius that
-    /// costs what the finiteness test it replaces did.
+    /// stops the run ([`blowup::sign_of`]). The loop only screens each ball
+    /// ([`blowup::Screen`]: comparisons against the bounds of the smallest
+    /// radius, in place of the finiteness test it replaces) and notes the
+    /// first of each block that fails; the exact test runs after it, over
+    /// the few balls from there.
     pub(crate) fn motion(&mut self, dt: f64) -> Result<(), StepError> {
         let g = self.settings.gravity;
         let fraction = self.settings.blowup.fraction;
-        let (v2_max, w2_max) = blowup::screen(fraction, self.ball_radius_min, dt);
+        let screen = blowup::Screen::new(fraction, self.ball_radius_min, dt);
         let mut b = BallsMut::of(&self.world);
-        let radius = &b.radius[..];
         let cells = self.cells.as_ref();
         self.rebin.resize(b.pos.len(), true);
         let (pos, vel, spin, (inv_mass, inv_inertia), (damping, fixity)) = (
@@ -122,15 +123,10 @@ impl Simulation {
                         Some((r, tol2)) => cellspace::left_reference(r[i], xn, tol2),
                         None => true,
                     };
-                    // Rarely true: the exact test reads the radius only then.
-                    let screened = vn.length_squared() <= v2_max
-                        && wn.length_squared() <= w2_max
-                        && xn.is_finite();
-                    if !screened && bad == usize::MAX {
-                        let finite = xn.is_finite() && vn.is_finite() && wn.is_finite();
-                        if blowup::sign_of(finite, vn, wn, radius[lo + i], dt, fraction).is_some() {
-                            bad = lo + i;
-                        }
+                    // Rarely false; the balls that fail it are tested
+                    // exactly after the loop.
+                    if !screen.passes(xn, vn, wn) && bad == usize::MAX {
+                        bad = lo + i;
                     }
                 }
                 // Counted apart: in the loop above, the count slowed
@@ -139,27 +135,28 @@ impl Simulation {
                 (bad, flagged)
             },
         );
-        let first_bad = self
+        drop(b);
+        // The exact test, from each block's first ball that failed the
+        // screen to the block's end, blocks in order: the first ball found
+        // is the lowest id that blew up, on any thread count.
+        let b = BallsRef::of(&self.world);
+        let n = b.len();
+        let found = self
             .motion_blocks
             .iter()
-            .map(|b| b.0)
-            .min()
-            .unwrap_or(usize::MAX);
+            .enumerate()
+            .filter(|(_, m)| m.0 != usize::MAX)
+            .flat_map(|(c, m)| m.0..((c + 1) * block).min(n))
+            .find_map(|i| {
+                let (x, v, w) = (b.pos[i], b.vel[i], b.spin[i]);
+                let finite = x.is_finite() && v.is_finite() && w.is_finite();
+                blowup::sign_of(finite, v, w, b.radius[i], dt, fraction).map(|s| (i, s))
+            });
         drop(b);
-        if first_bad != usize::MAX {
-            let i = first_bad;
-            let b = BallsRef::of(&self.world);
-            let (x, v, w) = (b.pos[i], b.vel[i], b.spin[i]);
-            let finite = x.is_finite() && v.is_finite() && w.is_finite();
-            let sign = blowup::sign_of(finite, v, w, b.radius[i], dt, fraction);
-            drop(b);
-            return Err(self.blowup(
-                BodyKind::Ball,
-                i as u64 + 1,
-                sign.unwrap_or(Sign::NonFinite),
-            ));
+        match found {
+            Some((i, sign)) => Err(self.blowup(BodyKind::Ball, i as u64 + 1, sign)),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 

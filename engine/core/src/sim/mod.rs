@@ -146,8 +146,9 @@ pub struct Simulation {
     /// Per ball: moved out of its cell extent in the last law of motion.
     pub(crate) rebin: Vec<bool>,
     /// Per block of [`Simulation::rebin_block`] balls of the last law of
-    /// motion: its first ball that blew up (see [`crate::blowup`]; or
-    /// `usize::MAX`), and how many of its balls it flagged for re-binning.
+    /// motion: its first ball that failed the blow-up screen (see
+    /// [`crate::blowup::Screen`]; or `usize::MAX`), and how many of its
+    /// balls it flagged for re-binning.
     pub(crate) motion_blocks: Vec<(usize, u32)>,
     pub(crate) rebin_block: usize,
     /// The smallest ball radius (m), for the blow-up screen of the law of

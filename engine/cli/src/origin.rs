@@ -11,6 +11,7 @@
 use anyhow::Error;
 use talus_config::{error_at, BallKind, BlockKind, Location, RunConfig};
 use talus_core::generate::lattice_counts;
+use talus_core::snapshot::BodyKind;
 use talus_core::{SetupError, StepError};
 
 /// How many bodies a generator makes: `count`, or the lattice's sites.
@@ -125,8 +126,10 @@ fn of_setup<'a>(cfg: &'a RunConfig, e: &SetupError) -> Option<&'a Location> {
 pub fn located(cfg: &RunConfig, e: &StepError) -> Error {
     let at = match e {
         StepError::Setup(s) => of_setup(cfg, s),
-        StepError::NonFinite { ball: id, .. } => ball(cfg, *id),
-        StepError::NonFiniteBlock { block: id, .. } => block(cfg, *id),
+        StepError::BlowUp(b) => match b.kind {
+            BodyKind::Ball => ball(cfg, b.id),
+            BodyKind::Block => block(cfg, b.id),
+        },
         StepError::Model { model: name, .. } | StepError::NonFiniteForce { model: name, .. } => {
             model(cfg, name)
         }

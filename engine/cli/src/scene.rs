@@ -44,6 +44,7 @@ pub fn populate(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation>
         cell_tolerance: cfg.run.cell_tolerance,
         block_resolution: cfg.run.block_resolution,
         seed: cfg.run.seed,
+        blowup: cfg.run.blowup,
     };
     let mut sim = Simulation::new(settings);
 

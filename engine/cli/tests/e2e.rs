@@ -656,3 +656,91 @@ print("ok")
     );
     assert!(png.metadata().unwrap().len() > 1000);
 }
+
+/// A bed of balls on a floor with a fixed dt about 30 times the critical
+/// one (sqrt(m / k) = 1.0e-5 s for these 1 mm beads and kn = 1e5 N/m):
+/// once the balls land, the run must stop with one line naming the
+/// blow-up, exit 1, and leave a dataset that reads, complete up to the
+/// step before the stop.
+#[test]
+fn a_fixed_dt_far_above_the_critical_stops_with_one_line_and_a_readable_dataset() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = r#"[run]
+steps = 2000
+dt = 3e-4
+gravity = [0.0, 0.0, -9.81]
+
+[[models]]
+model = "linear"
+groups = ["*", "*"]
+properties = { kn = 1.0e5, ks = 2.857e4, fric = 0.5 }
+
+[[balls]]
+kind = "lattice"
+radius = 0.001
+density = 2500.0
+spacing = 0.0021
+region = { min = [0.0011, 0.0011, 0.0012], max = [0.0099, 0.0099, 0.0042] }
+
+[[walls]]
+name = "box"
+kind = "box"
+min = [0.0, 0.0, 0.0]
+max = [0.011, 0.011, 0.02]
+open = ["+z"]
+
+[output]
+contacts = 1
+bodies = 1
+"#;
+    let cfg = write_config(tmp.path(), "blowup.toml", text);
+    let out = tmp.path().join("out");
+    let o = talus(&[
+        "run",
+        cfg.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert_eq!(e.trim().lines().count(), 1, "one line:\n{e}");
+    assert!(
+        !e.contains("panicked") && !e.contains("RUST_BACKTRACE"),
+        "{e}"
+    );
+    for w in [
+        "blowup.toml",
+        "blow-up at step",
+        "ball ",
+        "dt = 3e-4 s is above the stable timestep",
+        "output written so far",
+    ] {
+        assert!(e.contains(w), "'{w}' missing from:\n{e}");
+    }
+    let step: u64 = e
+        .split("blow-up at step ")
+        .nth(1)
+        .and_then(|s| s.split(':').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no step in:\n{e}"));
+    assert!(step > 1, "the balls fall a while first:\n{e}");
+    check_dataset(&out);
+    // Every step before the stop is in the bodies table, the stop's not.
+    let py = Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import sys, pandas as pd; b = pd.read_parquet(sys.argv[1]); \
+             print(b['step'].nunique(), b['step'].max())",
+        )
+        .arg(out.join("bodies"))
+        .output()
+        .expect("python3 runs");
+    assert!(
+        py.status.success(),
+        "{}",
+        String::from_utf8_lossy(&py.stderr)
+    );
+    let seen = String::from_utf8_lossy(&py.stdout).trim().to_string();
+    assert_eq!(seen, format!("{step} {}", step - 1));
+}

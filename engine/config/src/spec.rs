@@ -560,6 +560,8 @@ pub(crate) struct RunSpec {
     pub seed: Option<S<Int>>,
     pub cell_tolerance: Option<S<Num<Meters>>>,
     pub block_resolution: Option<S<BlockResolutionSpec>>,
+    pub blowup_fraction: Option<S<Num<Unitless>>>,
+    pub blowup_energy_jump: Option<S<Num<Unitless>>>,
 }
 
 /// `[[plugins]]`.

@@ -16,8 +16,8 @@ use std::path::PathBuf;
 use talus_core::generate::{BlockOrientation, RadiusDist};
 use talus_core::math::Quat;
 use talus_core::wall::{Deformation, Resolution, RigidMotion, Servo};
-use talus_core::BlockResolution;
 use talus_core::{Aabb, BlockShape, Fixity, Timestep, Vec3};
+use talus_core::{BlockResolution, BlowUpLimits};
 
 use crate::error::Location;
 
@@ -105,6 +105,10 @@ pub struct RunSettings {
     /// centroid of the area cut by the plane halfway between the deepest
     /// points.
     pub block_resolution: BlockResolution,
+    /// When the run counts as blown up (`blowup_fraction`,
+    /// `blowup_energy_jump`): a fraction > 0 and a jump > 1, or `None`
+    /// where the config gives 0 (the check off). Default 0.5 and 1e6.
+    pub blowup: BlowUpLimits,
 }
 
 /// Run length.

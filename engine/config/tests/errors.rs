@@ -332,6 +332,59 @@ fn other_run_ranges() {
 }
 
 #[test]
+fn blowup_limits_ranges_defaults_and_off() {
+    let text = "[run]\nsteps = 1\nblowup_fraction = -0.5\n";
+    assert_at(
+        &parse_err(text),
+        text,
+        "-0.5",
+        &[
+            "'blowup_fraction' in [run]",
+            ">= 0",
+            "0 turns the check off",
+        ],
+    );
+    for bad in ["0.5", "1.0", "-2.0"] {
+        let text = format!("[run]\nsteps = 1\nblowup_energy_jump = {bad}\n");
+        assert_at(
+            &parse_err(&text),
+            &text,
+            bad,
+            &["'blowup_energy_jump' in [run]", "> 1", "or 0"],
+        );
+    }
+    let text = "[run]\nsteps = 1\nblowup_fraction = \"off\"\n";
+    assert_at(
+        &parse_err(text),
+        text,
+        "\"off\"",
+        &["'blowup_fraction'", "a number"],
+    );
+    let limits = |text: &str| parse(text).unwrap().run.blowup;
+    assert_eq!(
+        limits("[run]\nsteps = 1\n"),
+        talus_core::BlowUpLimits {
+            fraction: Some(0.5),
+            energy_jump: Some(1e6),
+        }
+    );
+    assert_eq!(
+        limits("[run]\nsteps = 1\nblowup_fraction = 0.25\nblowup_energy_jump = 1e3\n"),
+        talus_core::BlowUpLimits {
+            fraction: Some(0.25),
+            energy_jump: Some(1e3),
+        }
+    );
+    assert_eq!(
+        limits("[run]\nsteps = 1\nblowup_fraction = 0\nblowup_energy_jump = 0\n"),
+        talus_core::BlowUpLimits {
+            fraction: None,
+            energy_jump: None,
+        }
+    );
+}
+
+#[test]
 fn radius_must_be_positive() {
     for bad in ["0.0", "-0.001"] {
         let text = random_balls("").replace("radius = 0.001", &format!("radius = {bad}"));

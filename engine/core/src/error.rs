@@ -79,26 +79,10 @@ pub enum StepError {
         /// The plugin's message.
         message: String,
     },
-    /// A ball's state became NaN or infinite.
-    #[error("ball {ball} has a non-finite {what} at step {step}")]
-    NonFinite {
-        /// Ball id.
-        ball: u64,
-        /// Which quantity.
-        what: &'static str,
-        /// Step number.
-        step: u64,
-    },
-    /// A block's state became NaN or infinite.
-    #[error("block {block} has a non-finite {what} at step {step}")]
-    NonFiniteBlock {
-        /// Block id.
-        block: u64,
-        /// Which quantity.
-        what: &'static str,
-        /// Step number.
-        step: u64,
-    },
+    /// A body moved or turned too far in one step, its state became NaN
+    /// or infinite, or the kinetic energy jumped (see [`crate::blowup`]).
+    #[error("{0}")]
+    BlowUp(crate::blowup::BlowUp),
     /// A contact produced a non-finite force.
     #[error("contact {contact} (model '{model}') returned a non-finite force at step {step}")]
     NonFiniteForce {

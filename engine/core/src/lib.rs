@@ -16,6 +16,7 @@
 
 pub mod balls;
 pub mod block;
+pub mod blowup;
 pub mod body;
 pub mod bond;
 pub mod cellspace;
@@ -44,6 +45,7 @@ pub mod wall_logic;
 
 pub use balls::{BallInit, Fixity};
 pub use block::{BlockInit, BlockResolution, BlockShape};
+pub use blowup::{BlowUp, BlowUpLimits};
 pub use body::{BallsMut, BallsRef};
 pub use bond::{BondBreak, BondInstall, BondTime, BreakMode};
 pub use contact::BATCH;
@@ -55,5 +57,5 @@ pub use piece::{PairKind, Piece, PieceKind};
 pub use sim::{BlockFallbacks, Settings, Simulation};
 pub use snapshot::Snapshot;
 pub use step::StageTimes;
-pub use timestep::Timestep;
+pub use timestep::{Timestep, DEFAULT_SAFETY};
 pub use wall::{Resolution, RigidMotion, Wall};

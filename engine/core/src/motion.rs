@@ -3,15 +3,18 @@
 //!
 //! Reads: the force, moment and stiffness sums of the last contact pass.
 //! Writes: velocities, spins and positions; zeroes the sums for the next
-//! pass; flags the balls that left their cell extent for re-binning.
+//! pass; flags the balls that left their cell extent for re-binning; finds
+//! the first body that blew up ([`crate::blowup`]) in the same loop.
 //! Invariant: velocities live at half steps, positions at whole steps.
 
-use crate::body::{BallsMut, BlocksMut};
+use crate::blowup;
+use crate::body::{BallsMut, BallsRef, BlocksMut};
 use crate::cellspace::{self};
 use crate::error::StepError;
 use crate::math::Vec3;
 use crate::rigid::{mean_spin, RigidRotation};
 use crate::sim::*;
+use crate::snapshot::BodyKind;
 use crate::team::{self};
 
 /// The sign of `x`: 1, -1, or 0 for a zero or NaN, without branches (a
@@ -34,8 +37,17 @@ impl Simulation {
     /// where `F` includes gravity and `a` is the local damping coefficient;
     /// likewise for the spin with the moment and `I = 2/5 m r^2`;
     /// `x(t+dt) = x(t) + v(t+dt/2) dt`. Fixed components keep their velocity.
+    ///
+    /// A ball that moves or turns too far, or whose state is not finite,
+    /// stops the run ([`blowup::sign_of`]). The loop only screens each ball
+    /// ([`blowup::Screen`]: comparisons against the bounds of the smallest
+    /// radius, in place of the finiteness test it replaces) and notes the
+    /// first of each block that fails; the exact test runs after it, over
+    /// the few balls from there.
     pub(crate) fn motion(&mut self, dt: f64) -> Result<(), StepError> {
         let g = self.settings.gravity;
+        let fraction = self.settings.blowup.fraction;
+        let screen = blowup::Screen::new(fraction, self.ball_radius_min, dt);
         let mut b = BallsMut::of(&self.world);
         let cells = self.cells.as_ref();
         self.rebin.resize(b.pos.len(), true);
@@ -111,7 +123,9 @@ impl Simulation {
                         Some((r, tol2)) => cellspace::left_reference(r[i], xn, tol2),
                         None => true,
                     };
-                    if !(xn.is_finite() && wn.is_finite()) && bad == usize::MAX {
+                    // Rarely false; the balls that fail it are tested
+                    // exactly after the loop.
+                    if !screen.passes(xn, vn, wn) && bad == usize::MAX {
                         bad = lo + i;
                     }
                 }
@@ -121,20 +135,28 @@ impl Simulation {
                 (bad, flagged)
             },
         );
-        let first_bad = self
+        drop(b);
+        // The exact test, from each block's first ball that failed the
+        // screen to the block's end, blocks in order: the first ball found
+        // is the lowest id that blew up, on any thread count.
+        let b = BallsRef::of(&self.world);
+        let n = b.len();
+        let found = self
             .motion_blocks
             .iter()
-            .map(|b| b.0)
-            .min()
-            .unwrap_or(usize::MAX);
-        if first_bad != usize::MAX {
-            return Err(StepError::NonFinite {
-                ball: first_bad as u64 + 1,
-                what: "position or velocity",
-                step: self.step,
+            .enumerate()
+            .filter(|(_, m)| m.0 != usize::MAX)
+            .flat_map(|(c, m)| m.0..((c + 1) * block).min(n))
+            .find_map(|i| {
+                let (x, v, w) = (b.pos[i], b.vel[i], b.spin[i]);
+                let finite = x.is_finite() && v.is_finite() && w.is_finite();
+                blowup::sign_of(finite, v, w, b.radius[i], dt, fraction).map(|s| (i, s))
             });
+        drop(b);
+        match found {
+            Some((i, sign)) => Err(self.blowup(BodyKind::Ball, i as u64 + 1, sign)),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 
@@ -145,19 +167,24 @@ impl Simulation {
     /// free rotation split into exact turns, which keeps a free block's
     /// angular momentum and is time-reversible). The spin recorded is the
     /// mean angular velocity over the step, which reproduces the change
-    /// of pose exactly and is what contact kinematics use.
+    /// of pose exactly and is what contact kinematics use. A block that
+    /// blows up stops the run as a ball does, its size the bounding radius
+    /// of its shape and its turn the mean spin times `dt`.
     pub(crate) fn block_motion(&mut self, dt: f64) -> Result<(), StepError> {
         let g = self.settings.gravity;
+        let fraction = self.settings.blowup.fraction;
+        let shapes = &self.shapes;
         let mut b = BlocksMut::of(&self.world);
         let n = b.len();
         if n == 0 {
             return Ok(());
         }
-        let (im, inertia, damping, fixity) = (
+        let (im, inertia, damping, fixity, shape) = (
             &b.inv_mass[..n],
             &b.inertia[..n],
             &b.damping[..n],
             &b.fixity[..n],
+            &b.shape[..n],
         );
         // Every block on its own, so the parts of the team give the bits
         // of a serial loop; each part reports its first bad block.
@@ -197,24 +224,23 @@ impl Simulation {
                     (force[j], moment[j], stiffness[j]) = (Vec3::ZERO, Vec3::ZERO, 0.0);
                     pos[j] += vn * dt;
                     vel[j] = vn;
-                    let finite = pos[j].is_finite()
-                        && vn.is_finite()
-                        && q[j].is_finite()
-                        && l[j].is_finite();
-                    if !finite && bad.is_none() {
-                        bad = Some(i);
+                    if bad.is_none() {
+                        let finite = pos[j].is_finite()
+                            && vn.is_finite()
+                            && q[j].is_finite()
+                            && l[j].is_finite()
+                            && spin[j].is_finite();
+                        let size = shapes[shape[i] as usize].radius;
+                        bad = blowup::sign_of(finite, vn, spin[j], size, dt, fraction)
+                            .map(|sign| (i, sign));
                     }
                 }
                 bad
             },
         );
-        let bad = firsts.into_iter().flatten().next();
-        match bad {
-            Some(i) => Err(StepError::NonFiniteBlock {
-                block: i as u64 + 1,
-                what: "position, velocity or orientation",
-                step: self.step,
-            }),
+        drop(b);
+        match firsts.into_iter().flatten().next() {
+            Some((i, sign)) => Err(self.blowup(BodyKind::Block, i as u64 + 1, sign)),
             None => Ok(()),
         }
     }

@@ -16,6 +16,7 @@
 //! depend on other items of the same stage, and every sum is taken in a
 //! fixed order, so a run gives the same bits with any number of threads.
 
+use crate::blowup::ENERGY_EVERY;
 use crate::body::walls_mut;
 use crate::error::StepError;
 use crate::sim::*;
@@ -91,6 +92,9 @@ impl Simulation {
         let mut clock = Instant::now();
         self.motion(dt)?;
         self.block_motion(dt)?;
+        if self.step.is_multiple_of(ENERGY_EVERY) {
+            self.check_energy()?;
+        }
         for w in walls_mut(&self.world).iter_mut() {
             w.advance(dt, start).map_err(|fault| StepError::Wall {
                 wall: w.name.clone(),

@@ -23,17 +23,42 @@ pub enum Timestep {
     },
 }
 
+/// The safety factor of `dt = "auto"` unless the run gives one.
+pub const DEFAULT_SAFETY: f64 = 0.8;
+
+/// `1 / sqrt(rate)` for the largest `k / m` of [`Simulation::stiffness_rate`]:
+/// `min_i sqrt(m_i / k_i)` (s), or `None` when no body has a stiffness.
+pub(crate) fn critical_timestep(rate: f64) -> Option<f64> {
+    let dt = 1.0 / rate.sqrt();
+    (dt.is_finite() && dt > 0.0).then_some(dt)
+}
+
 impl Simulation {
     pub(crate) fn auto_timestep(&self, safety: f64) -> Result<f64, StepError> {
+        let b = BallsRef::of(&self.world);
+        let blocks = BlocksRef::of(&self.world);
+        match critical_timestep(self.stiffness_rate(&b.stiffness, &blocks.stiffness)) {
+            Some(dt) => Ok(safety * dt),
+            None => Err(StepError::Timestep(
+                "no model reports a stiffness, so the automatic timestep is undefined; give dt a number".into(),
+            )),
+        }
+    }
+
+    /// The largest `k / m` over bodies (1/s^2), from the timestep
+    /// stiffness sums `ball_k` and `block_k` (N/m, by index), each at
+    /// least the body's probe stiffness; for blocks also the rotational
+    /// `k r^2 / I_min`.
+    pub(crate) fn stiffness_rate(&self, ball_k: &[f64], block_k: &[f64]) -> f64 {
         // min_i sqrt(m_i / k_i) = 1 / sqrt(max_i k_i / m_i): one root per step.
         let b = BallsRef::of(&self.world);
-        let (stiffness, inv_mass, k_probe) = (&*b.stiffness, &*b.inv_mass, &self.k_probe);
+        let (inv_mass, k_probe) = (&*b.inv_mass, &self.k_probe);
         let blocks = (0..b.len())
             .step_by(8192)
             .map(|lo| lo..(lo + 8192).min(b.len()));
         let rate = team::map(blocks.collect(), |_, block| {
             block
-                .map(|i| stiffness[i].max(k_probe[i]) * inv_mass[i])
+                .map(|i| ball_k[i].max(k_probe[i]) * inv_mass[i])
                 .fold(0.0, f64::max)
         })
         .into_iter()
@@ -43,20 +68,12 @@ impl Simulation {
         let blocks = BlocksRef::of(&self.world);
         let block_rate = (0..blocks.len())
             .map(|i| {
-                let k = blocks.stiffness[i].max(self.k_probe_blocks.get(i).copied().unwrap_or(0.0));
+                let k = block_k[i].max(self.k_probe_blocks.get(i).copied().unwrap_or(0.0));
                 let r = self.shapes[blocks.shape[i] as usize].radius;
                 let turn = r * r / blocks.inertia[i].moments().min_element();
                 k * blocks.inv_mass[i].max(turn)
             })
             .fold(0.0, f64::max);
-        let rate = rate.max(block_rate);
-        let dt = 1.0 / rate.sqrt();
-        if dt.is_finite() && dt > 0.0 {
-            Ok(safety * dt)
-        } else {
-            Err(StepError::Timestep(
-                "no model reports a stiffness, so the automatic timestep is undefined; give dt a number".into(),
-            ))
-        }
+        rate.max(block_rate)
     }
 }

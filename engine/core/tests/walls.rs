@@ -3,6 +3,7 @@
 //! the linear model. Expected values come from the geometry (closed forms),
 //! or from the same motion on a single-facet wall.
 
+use talus_core::geometry::Region;
 use talus_core::wall::{Resolution, BACK, FRONT};
 use talus_core::{PairKind, Simulation, Vec3, Wall};
 
@@ -287,6 +288,62 @@ fn fig5_ball_rolling_over_a_convex_edge_has_one_contact_and_a_smooth_normal() {
             "the ball rolled over the edge"
         );
         assert!(on_edge > 10, "the contact passed through the edge region");
+    }
+}
+
+/// A ball whose two facet contacts have exactly equal gaps, one in its
+/// facet's face and one at the neighbour's edge, hands the load to the
+/// face contact: its normal is the facet normal exactly, where the edge
+/// contact's would tilt by the offset of the centre over its distance.
+///
+/// Two coplanar facets in z = 0 share the edge x = 0; facet 0 lies on the
+/// side x < 0, so the former tie-break (lower facet index) chose its edge
+/// contact. The centre sits 2^-40 m inside facet 1 at height `h`: the
+/// distance to facet 1 is `h`, to facet 0's edge `sqrt(h^2 + e^2)`, which
+/// rounds to `h` because `e^2` lies far below half an ulp of `h^2`. The
+/// vertices are dyadic, so every closest point below is exact.
+#[test]
+fn an_exact_gap_tie_at_a_shared_edge_goes_to_the_face() {
+    let s = 0.0625;
+    let mesh = (
+        vec![[0.0, -s, 0.0], [0.0, s, 0.0], [-s, 0.0, 0.0], [s, 0.0, 0.0]],
+        vec![[0, 1, 2], [0, 3, 1]],
+    );
+    let e = 2f64.powi(-40);
+    let h = RADIUS - 1e-4;
+    assert_eq!(e * e + h * h, h * h, "the two distances must round alike");
+    for mode in [Resolution::Reduced, Resolution::Full] {
+        let mut sim = pressed(&mesh, Vec3::new(e, 0.0, h), mode, 10.0);
+        let regions: Vec<_> = sim
+            .snapshot()
+            .contacts()
+            .map(|c| (c.end2.facet().unwrap(), c.region.unwrap()))
+            .collect();
+        assert!(
+            regions.contains(&(0, Region::Edge(0))),
+            "{mode:?}: {regions:?}"
+        );
+        assert!(
+            regions.contains(&(1, Region::Face)),
+            "{mode:?}: {regions:?}"
+        );
+        let c = facet_contacts(&mut sim);
+        assert_eq!(c.len(), 2, "{mode:?}");
+        assert_eq!(c[0].gap.to_bits(), c[1].gap.to_bits(), "{mode:?}: a tie");
+        let (edge, face) = (c[0], c[1]);
+        assert!(face.active && !edge.active, "{mode:?}: {c:?}");
+        assert_eq!(edge.linked_to, face.id, "{mode:?}");
+        // The contact point is the foot of the perpendicular, (e, 0, 0):
+        // no tilt at all, and the unit normal -z to the rounding of 1/h.
+        assert_eq!([face.n.x, face.n.y], [0.0, 0.0], "{mode:?}");
+        assert!(
+            (face.n.z + 1.0).abs() <= f64::EPSILON,
+            "{mode:?}: {:?}",
+            face.n
+        );
+        // What the edge contact would have applied: tilted by e / h.
+        assert!(rel(edge.n.x, -e / h) < 1e-12, "{mode:?}: {:?}", edge.n);
+        assert_eq!(face.gap, h - RADIUS, "{mode:?}");
     }
 }
 

@@ -5,15 +5,16 @@
 //! (> 0 s); a fixed `dt` > 0 s, or `dt = "auto"` with `safety` in (0, 1]
 //! (default 0.8, and only with auto); `threads` from 0 to
 //! [`crate::limits::THREADS_PER_CPU`] per CPU; `seed` >= 0; a
-//! `cell_tolerance` of 0 becomes `None` (auto).
+//! `cell_tolerance` of 0 becomes `None` (auto); `blowup_fraction` >= 0 and
+//! `blowup_energy_jump` 0 or > 1, where 0 turns the check off.
 
 use serde_spanned::Spanned;
 
 use super::{block_resolution, int_at_least, vec3_or, Ctx, Result};
 use crate::spec::{DtSpec, RunSpec};
 use crate::types::{Duration, RunSettings};
-use talus_core::BlockResolution;
 use talus_core::Timestep;
+use talus_core::{BlockResolution, BlowUpLimits};
 
 pub(super) fn run_settings(ctx: &Ctx<'_>, run: Spanned<RunSpec>) -> Result<RunSettings> {
     let run_span = run.span();
@@ -109,6 +110,40 @@ pub(super) fn run_settings(ctx: &Ctx<'_>, run: Spanned<RunSpec>) -> Result<RunSe
         }
     };
 
+    let defaults = BlowUpLimits::default();
+    let fraction = match &run.blowup_fraction {
+        None => defaults.fraction,
+        Some(f) => {
+            let v = f.get_ref().0;
+            if v < 0.0 {
+                return Err(ctx.invalid(
+                    &f.span(),
+                    format!(
+                        "'blowup_fraction' in [run] must be >= 0 (a fraction of a body's size; \
+                         0 turns the check off), got {v:?}"
+                    ),
+                ));
+            }
+            (v > 0.0).then_some(v)
+        }
+    };
+    let energy_jump = match &run.blowup_energy_jump {
+        None => defaults.energy_jump,
+        Some(j) => {
+            let v = j.get_ref().0;
+            if !(v == 0.0 || v > 1.0) {
+                return Err(ctx.invalid(
+                    &j.span(),
+                    format!(
+                        "'blowup_energy_jump' in [run] must be a factor > 1, or 0 to turn the \
+                         check off, got {v:?}"
+                    ),
+                ));
+            }
+            (v > 0.0).then_some(v)
+        }
+    };
+
     let block_resolution = run
         .block_resolution
         .as_ref()
@@ -123,5 +158,9 @@ pub(super) fn run_settings(ctx: &Ctx<'_>, run: Spanned<RunSpec>) -> Result<RunSe
         seed,
         cell_tolerance,
         block_resolution,
+        blowup: BlowUpLimits {
+            fraction,
+            energy_jump,
+        },
     })
 }

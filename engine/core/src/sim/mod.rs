@@ -6,6 +6,7 @@
 
 use crate::balls::BallInit;
 use crate::block::BlockResolution;
+use crate::blowup::BlowUpLimits;
 use crate::body::{self, BallBundle, BallsMut, BallsRef, Col, ColMut, WallBody, WallBundle};
 use crate::cellspace::CellSpace;
 use crate::contact::{ContactStore, CARRY_FORCE};
@@ -38,16 +39,21 @@ pub struct Settings {
     /// The run's seed: what the engine draws per pair of pieces
     /// ([`talus_sdk::inputs::PAIR_RANDOM`]) follows from it.
     pub seed: u64,
+    /// When a run counts as blown up (see [`crate::blowup`]).
+    pub blowup: BlowUpLimits,
 }
 
 impl Default for Settings {
     fn default() -> Self {
         Settings {
             gravity: Vec3::ZERO,
-            timestep: Timestep::Auto { safety: 0.8 },
+            timestep: Timestep::Auto {
+                safety: DEFAULT_SAFETY,
+            },
             cell_tolerance: None,
             block_resolution: BlockResolution::Full,
             seed: 0,
+            blowup: BlowUpLimits::default(),
         }
     }
 }
@@ -140,10 +146,17 @@ pub struct Simulation {
     /// Per ball: moved out of its cell extent in the last law of motion.
     pub(crate) rebin: Vec<bool>,
     /// Per block of [`Simulation::rebin_block`] balls of the last law of
-    /// motion: its first ball with a non-finite position or spin (or
-    /// `usize::MAX`), and how many of its balls it flagged for re-binning.
+    /// motion: its first ball that failed the blow-up screen (see
+    /// [`crate::blowup::Screen`]; or `usize::MAX`), and how many of its
+    /// balls it flagged for re-binning.
     pub(crate) motion_blocks: Vec<(usize, u32)>,
     pub(crate) rebin_block: usize,
+    /// The smallest ball radius (m), for the blow-up screen of the law of
+    /// motion; set before step 0.
+    pub(crate) ball_radius_min: f64,
+    /// The step and total kinetic energy (J) of the last energy check
+    /// ([`Simulation::check_energy`]).
+    pub(crate) energy_last: (u64, f64),
     /// Per ball: overlapping facet contacts in this step's wall logic
     /// (zero between calls).
     pub(crate) wall_touches: Vec<u8>,
@@ -206,6 +219,8 @@ impl Simulation {
             rebin: Vec::new(),
             motion_blocks: Vec::new(),
             rebin_block: 1,
+            ball_radius_min: 0.0,
+            energy_last: (0, 0.0),
             wall_touches: Vec::new(),
             next_contact_id: 1,
             k_probe: Vec::new(),

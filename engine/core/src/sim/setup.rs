@@ -230,6 +230,7 @@ impl Simulation {
             r_min = r_min.min(balls.radius[i]);
             r_max = r_max.max(balls.radius[i]);
         }
+        self.ball_radius_min = r_min;
         let blocks = crate::body::BlocksRef::of(&self.world);
         let block_radius = |i: usize| self.shapes[blocks.shape[i] as usize].radius;
         for i in 0..blocks.len() {
@@ -289,6 +290,9 @@ impl Simulation {
         self.wall_stage()?;
         self.resolve_and_forces(0.0)?;
         self.check_sums()?;
+        // The energy check's first reference: the energy of the initial
+        // velocities.
+        self.energy_last = (self.step, self.energy_survey().total);
         Ok(())
     }
 }

@@ -7,7 +7,8 @@
 //! proximity contacts and state transfers — that the simulation applies
 //! before the contacts reach their models.
 //! Invariants: rows come sorted by increasing gap (largest overlap first),
-//! ties by facet index, so every choice below is deterministic; at most one
+//! ties by region (face, then edge, then vertex) and then by facet index
+//! ([`row_order`]), so every choice below is deterministic; at most one
 //! contact carries force per linked set, per segment-check conflict and per
 //! proximity contact.
 //!
@@ -36,6 +37,27 @@ pub struct Row {
     pub prev_proximity: u64,
     /// Model index of the contact.
     pub model: u16,
+}
+
+/// The order in which [`decide`] takes the rows of one (ball, wall) pair:
+/// by increasing gap, an exact tie to the face region before an edge and
+/// an edge before a vertex, then by facet index.
+///
+/// The region breaks ties because a contact point in a facet's face gives
+/// the contact that facet's normal exactly, while the same gap seen from a
+/// neighbour's edge (the centre a rounding error away from the edge) gives
+/// a normal tilted by that offset over the distance to the centre: of two
+/// equal overlaps the face contact is the one whose plane is exact.
+pub fn row_order(a: &Row, b: &Row) -> std::cmp::Ordering {
+    let rank = |r: &Row| match Region::from_code(r.region) {
+        Region::Face => 0u8,
+        Region::Edge(_) => 1,
+        Region::Vertex(_) => 2,
+    };
+    a.gap
+        .total_cmp(&b.gap)
+        .then(rank(a).cmp(&rank(b)))
+        .then(a.facet.cmp(&b.facet))
 }
 
 /// A proximity contact: several overlapping contacts at a concave feature
@@ -132,7 +154,7 @@ pub fn segment_crosses_triangle(a: Vec3, b: Vec3, [p, q, r]: [Vec3; 3]) -> Optio
 /// Decides the force carriers of one ball's overlapping contacts with one
 /// wall.
 ///
-/// `x` is the ball centre; `rows` are sorted by increasing gap, then facet.
+/// `x` is the ball centre; `rows` are sorted by [`row_order`].
 ///
 /// # Model
 /// Both modes: contacts whose wall contact points lie on an edge or vertex

@@ -4,7 +4,7 @@
 //!
 //! Reads: ball positions, facets. Writes: facet-contact planes, the
 //! `SUPPRESSED`/`CARRIED` flags, proximity planes, state transfers.
-//! Invariant: pairs are decided in (ball, wall, gap, facet) order,
+//! Invariant: pairs are decided in (ball, wall, gap, region, facet) order,
 //! independent of slots and threads.
 
 use crate::body::{walls, BallsRef};
@@ -204,12 +204,7 @@ impl Simulation {
                 end += 1;
             }
             if end - start > 1 {
-                entries[start..end].sort_unstable_by(|x, y| {
-                    x.row
-                        .gap
-                        .total_cmp(&y.row.gap)
-                        .then(x.row.facet.cmp(&y.row.facet))
-                });
+                entries[start..end].sort_unstable_by(|x, y| wall_logic::row_order(&x.row, &y.row));
             }
             start = end;
         }

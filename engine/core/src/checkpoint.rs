@@ -20,7 +20,8 @@
 //! outputs, warm starts, the chunk order counters); the cell space (each
 //! piece's extent and reference point, so that re-binning happens at the
 //! same steps); the wall logic's links between contacts; the next contact
-//! id; which bond installs have happened; the block fallback log. What
+//! id; which bond installs have happened; the block fallback log; the
+//! step and kinetic energy of the last blow-up energy check. What
 //! the setup fixes (radii, masses, shapes, facets' topology, model
 //! properties, probe stiffnesses) comes from the setup.
 //!
@@ -44,7 +45,7 @@ use crate::wall::Wall;
 const MAGIC: [u8; 8] = *b"TALUSCKP";
 /// Version of the layout after the magic; a checkpoint of another version
 /// is refused.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
 /// Why a checkpoint cannot be read or restored.
 #[derive(Debug, thiserror::Error)]
@@ -111,6 +112,8 @@ struct State<'a> {
     wall_info: Vec<WallInfo>,
     installs_done: Vec<bool>,
     guard: (u64, Option<(u64, Piece, Piece)>),
+    /// The step and kinetic energy of the last blow-up energy check.
+    energy_last: (u64, f64),
 }
 
 /// A checkpoint read from bytes, not yet restored.
@@ -207,6 +210,7 @@ impl State<'_> {
             wall_info: self.wall_info,
             installs_done: self.installs_done,
             guard: self.guard,
+            energy_last: self.energy_last,
         }
     }
 }
@@ -280,6 +284,7 @@ impl Simulation {
             wall_info,
             installs_done: self.installs.iter().map(|(_, done)| *done).collect(),
             guard: self.guard.read(),
+            energy_last: self.energy_last,
         };
         let mut bytes = MAGIC.to_vec();
         bytes.extend_from_slice(&FORMAT.to_le_bytes());
@@ -400,6 +405,7 @@ impl Simulation {
             *done = saved;
         }
         self.guard.set(s.guard.0, s.guard.1);
+        self.energy_last = s.energy_last;
         self.breaks.clear();
         self.step = s.step;
         self.time = s.time;

@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 
 use arrow::array::RecordBatch;
 use arrow::datatypes::{DataType, SchemaRef};
-use parquet::schema::types::ColumnPath;
 use parquet::arrow::ArrowWriter;
 use parquet::file::properties::WriterProperties;
+use parquet::schema::types::ColumnPath;
 
 use crate::error::{io_error, OutputError, OutputErrorKind};
 use crate::frame::Table;
@@ -106,10 +106,15 @@ impl TableParts {
     /// thrown away when it grows too large, at a cost that dominated the
     /// writer thread; zstd takes what repetition there is.
     pub(crate) fn set_schema(&mut self, schema: SchemaRef) {
-        let mut props = self.props.clone().into_builder().set_dictionary_enabled(false);
+        let mut props = self
+            .props
+            .clone()
+            .into_builder()
+            .set_dictionary_enabled(false);
         for field in schema.fields() {
             if matches!(field.data_type(), DataType::Dictionary(..)) {
-                props = props.set_column_dictionary_enabled(ColumnPath::from(field.name().as_str()), true);
+                props = props
+                    .set_column_dictionary_enabled(ColumnPath::from(field.name().as_str()), true);
             }
         }
         self.props = props.build();

@@ -98,7 +98,9 @@ pub struct ContactInput {
     pub theta_b: [f64; 2],
     /// Effective inertial mass of the contact (kg).
     pub mass: f64,
-    /// Radii of the end1 and end2 pieces (m); 0 for a wall facet.
+    /// Radii of the end1 and end2 pieces (m); 0 for a wall facet and a
+    /// block, except that two blocks flagged [`flags::BOND`] or bonded
+    /// both get the radius of the disc of their contact area at bonding.
     pub radius: [f64; 2],
     /// Index of the property set of this contact (row of `BatchContext::props`).
     pub prop_set: u32,

@@ -567,35 +567,25 @@ fn servo_platen_holds_its_target_load_within_two_percent() {
     }
 }
 
-/// Four balls in a row, bonded, flying apart: every bond breaks in
-/// tension, each in one row of the bonds table with the stress that broke
-/// it above its strength (read back in pandas); the contacts table says
-/// which contacts are bonded; and the Brazilian example runs shortened
-/// with its plot script.
-#[test]
-fn broken_bonds_are_recorded_and_the_brazilian_example_plots() {
-    let tmp = tempfile::tempdir().unwrap();
-    let balls: Vec<String> = (0..4)
+/// List rows of `n` bodies along x, `pitch` apart, moving apart at
+/// `speed` per pitch (the middle at rest).
+fn flying_apart(n: usize, pitch: f64, speed: f64) -> String {
+    let rows: Vec<String> = (0..n)
         .map(|k| {
-            let x = 0.002 * k as f64;
-            let v = 5.0 * (k as f64 - 1.5);
+            let x = pitch * k as f64;
+            let v = speed * (k as f64 - 0.5 * (n - 1) as f64);
             format!("{{ pos = [{x}, 0.0, 0.0], velocity = [{v}, 0.0, 0.0] }}")
         })
         .collect();
-    let cfg = write_config(
-        tmp.path(),
-        "apart.toml",
-        &format!(
-            "[run]\nsteps = 400\ndt = 1e-7\n\
-             [[models]]\nmodel = \"linearbond\"\ngroups = [\"g\", \"g\"]\n\
-             properties = {{ kn = 1e6, pb_kn = 1e12, pb_ks = 4e11, pb_ten = 1e6, pb_ten_sd = 2e5, pb_coh = 1e7 }}\n\
-             [[balls]]\nkind = \"list\"\ngroup = \"g\"\ndensity = 2500.0\nradius = 0.001\nballs = [{}]\n\
-             [[bonds]]\ngroups = [\"g\", \"g\"]\ngap = 1e-9\n\
-             [output]\ndir = \"out\"\ncontacts = 1\nbodies = 0\nwalls = 0\n",
-            balls.join(", ")
-        ),
-    );
-    let out = tmp.path().join("apart");
+    rows.join(", ")
+}
+
+/// Runs `cfg` into `out` and checks in pandas that its three bonds, all
+/// formed before the first step, broke in tension, each in one row of
+/// the bonds table with the stress above its strength, and that the
+/// contacts table says they were bonded; `extra` is more Python on the
+/// bonds table `b`.
+fn three_bonds_break_in_tension(cfg: &Path, out: &Path, extra: &str) {
     let o = talus(&[
         "run",
         cfg.to_str().unwrap(),
@@ -604,8 +594,9 @@ fn broken_bonds_are_recorded_and_the_brazilian_example_plots() {
         out.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    check_dataset(&out);
-    let script = r#"
+    check_dataset(out);
+    let script = format!(
+        r#"
 import sys
 import pandas as pd
 out = sys.argv[1]
@@ -613,16 +604,16 @@ b = pd.read_parquet(out + "/bonds")
 assert len(b) == 3, b
 assert (b["mode"] == "tension").all(), b["mode"]
 assert (b["pb_sigma"] > b["pb_ten_c"]).all(), b[["pb_sigma", "pb_ten_c"]]
-assert (b["pb_state"] == 2).all()
-assert b["pb_ten_c"].nunique() == 3, "strengths scatter"
+{extra}
 c = pd.read_parquet(out + "/contacts")
 first = c[c["step"] == c["step"].min()]
 assert (first["pb_state"] == 1).all() and len(first) == 3, first
 assert set(b["id"]) == set(first["id"])
 print("ok")
-"#;
+"#
+    );
     let py = Command::new("python3")
-        .args(["-c", script, out.to_str().unwrap()])
+        .args(["-c", &script, out.to_str().unwrap()])
         .output()
         .expect("python3 runs");
     assert!(
@@ -630,6 +621,37 @@ print("ok")
         "{}{}",
         String::from_utf8_lossy(&py.stdout),
         String::from_utf8_lossy(&py.stderr)
+    );
+}
+
+/// Four balls in a row, bonded, flying apart: every bond breaks in
+/// tension, each in one row of the bonds table with the stress that broke
+/// it above its strength (read back in pandas); the contacts table says
+/// which contacts are bonded; and the Brazilian example runs shortened
+/// with its plot script.
+#[test]
+fn broken_bonds_are_recorded_and_the_brazilian_example_plots() {
+    let tmp = tempfile::tempdir().unwrap();
+    let balls = flying_apart(4, 0.002, 5.0);
+    let cfg = write_config(
+        tmp.path(),
+        "apart.toml",
+        &format!(
+            "[run]\nsteps = 400\ndt = 1e-7\n\
+             [[models]]\nmodel = \"linearbond\"\ngroups = [\"g\", \"g\"]\n\
+             properties = {{ kn = 1e6, pb_kn = 1e12, pb_ks = 4e11, pb_ten = 1e6, pb_ten_sd = 2e5, pb_coh = 1e7 }}\n\
+             [[balls]]\nkind = \"list\"\ngroup = \"g\"\ndensity = 2500.0\nradius = 0.001\nballs = [{balls}]\n\
+             [[bonds]]\ngroups = [\"g\", \"g\"]\ngap = 1e-9\n\
+             [output]\ndir = \"out\"\ncontacts = 1\nbodies = 0\nwalls = 0\n"
+        ),
+    );
+    three_bonds_break_in_tension(
+        &cfg,
+        &tmp.path().join("apart"),
+        r#"
+assert (b["pb_state"] == 2).all()
+assert b["pb_ten_c"].nunique() == 3, "strengths scatter"
+"#,
     );
 
     let out = tmp.path().join("brazilian");
@@ -743,4 +765,45 @@ bodies = 1
     );
     let seen = String::from_utf8_lossy(&py.stdout).trim().to_string();
     assert_eq!(seen, format!("{step} {}", step - 1));
+}
+
+/// `[[bonds]]` between groups of blocks: three cubes in a row, each
+/// overlapping the next, bonded and flying apart, break both their bonds
+/// in tension (one row each in the bonds table, the stress above the
+/// strength); a ball bonded to a block does too. Bonds between blocks
+/// and a wall stop the run with one clear message.
+#[test]
+fn bonds_between_blocks_validate_run_and_break() {
+    let tmp = tempfile::tempdir().unwrap();
+    let head = "[run]\nsteps = 300\ndt = 1e-7\n\
+         [[models]]\nmodel = \"linearbond\"\ngroups = [\"g\", \"g\"]\n\
+         properties = { kn = 1e6, pb_kn = 1e12, pb_ks = 4e11, pb_ten = 1e6, pb_coh = 1e7 }\n\
+         [[shapes]]\nname = \"cube\"\nkind = \"box\"\nsize = [0.01, 0.01, 0.01]\n";
+    let blocks = flying_apart(3, 0.00999, 2.0);
+    let cfg = write_config(
+        tmp.path(),
+        "blocks_apart.toml",
+        &format!(
+            "{head}[[blocks]]\nkind = \"list\"\ngroup = \"g\"\nshape = \"cube\"\ndensity = 2600.0\nblocks = [{blocks}]\n\
+             [[balls]]\nkind = \"list\"\ngroup = \"g\"\ndensity = 2600.0\nradius = 0.002\n\
+             balls = [{{ pos = [0.0, 0.0, 0.00699], velocity = [0.0, 0.0, 2.0] }}]\n\
+             [[bonds]]\ngroups = [\"g\", \"g\"]\n\
+             [output]\ndir = \"out\"\ncontacts = 1\nbodies = 0\nwalls = 0\n"
+        ),
+    );
+    three_bonds_break_in_tension(&cfg, &tmp.path().join("apart"), "");
+
+    expect_config_error(
+        "bond_block_wall.toml",
+        &format!(
+            "{head}[[models]]\nmodel = \"linearbond\"\ngroups = [\"g\", \"w\"]\n\
+             properties = {{ kn = 1e6, pb_kn = 1e12, pb_ks = 4e11, pb_ten = 1e6, pb_coh = 1e7 }}\n\
+             [[blocks]]\nkind = \"list\"\ngroup = \"g\"\nshape = \"cube\"\ndensity = 2600.0\n\
+             blocks = [{{ pos = [0.0, 0.0, 0.005] }}]\n\
+             [[walls]]\nname = \"floor\"\nkind = \"box\"\ngroup = \"w\"\n\
+             min = [-0.1, -0.1, -0.01]\nmax = [0.1, 0.1, 0.0]\n\
+             [[bonds]]\ngroups = [\"g\", \"w\"]\n"
+        ),
+        &["bond_block_wall.toml", "blocks and walls", "not supported"],
+    );
 }

@@ -115,6 +115,14 @@ fn blocks_resume_bit_for_bit() {
     resumes_bit_for_bit("configs/blocks.toml", 1500, 1800);
 }
 
+/// Bonded block contacts carry their plane (and their contact area at
+/// bonding) in the store: a checkpoint taken while they hold resumes to
+/// the same bits, and to the same breaks after it.
+#[test]
+fn bonded_blocks_resume_bit_for_bit_breaks_included() {
+    resumes_bit_for_bit("configs/bonded_blocks.toml", 700, 1300);
+}
+
 #[test]
 fn a_checkpoint_refuses_another_setup_and_damage() {
     let (sim, tag) = build(&workspace_root().join("configs/compress.toml"));

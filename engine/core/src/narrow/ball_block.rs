@@ -4,7 +4,8 @@
 //! same contact ended.
 
 use super::{
-    add_ball_end1, add_block_end, ball_motion, plane_geometry, Found, Masses, PairKernel, Scene,
+    add_ball_end1, add_block_end, ball_motion, plane_geometry, Carried, Found, Masses, PairKernel,
+    Scene,
 };
 use crate::contact::{Applied, Plane};
 use crate::inputs::Geometry;
@@ -132,5 +133,25 @@ impl PairKernel for BallBlock {
     fn effective_mass(masses: &Masses<'_>, a: Piece, b: Piece) -> f64 {
         let (ma, mb) = (masses.balls[a.index()], masses.blocks[b.index()]);
         ma * mb / (ma + mb)
+    }
+
+    const CARRIES_BONDS: bool = true;
+
+    /// The ball keeps its radius in the model input and the block has
+    /// none, as in resolution, so a bond takes its section from the ball.
+    #[inline(always)]
+    fn carried(
+        scene: &Scene<'_>,
+        _plane: &Plane,
+        _cache: &mut [f64],
+        a: Piece,
+        b: Piece,
+    ) -> Option<Carried> {
+        let (a, b) = (a.index(), b.index());
+        Some(Carried {
+            end1: ball_motion(scene, a),
+            end2: scene.blocks.motion(b),
+            radius: [scene.radius[a], 0.0],
+        })
     }
 }

@@ -25,7 +25,7 @@
 //! taken as the cut area times the depth, exact for two faces pressed
 //! flat together.
 
-use super::{add_block_end, plane_geometry, Found, Masses, PairKernel, Scene};
+use super::{add_block_end, plane_geometry, Carried, Found, Masses, PairKernel, Scene};
 use crate::block::BlockResolution;
 use crate::block::BlockShape;
 use crate::contact::{Applied, Plane};
@@ -54,7 +54,9 @@ pub(super) mod slot {
     pub(in crate::narrow) const MARGIN: usize = 6;
     /// The overlap volume (m^3).
     pub(in crate::narrow) const VOLUME: usize = 7;
-    /// The contact area (m^2).
+    /// The contact area (m^2). While the contact is bonded nothing
+    /// resolves it, and this keeps the area it had when it bonded, which
+    /// gives the bond its section (see [`super::bond_radius`]).
     pub(in crate::narrow) const AREA: usize = 8;
     /// The resolution (set at creation): see [`mode_code`].
     pub(in crate::narrow) const MODE: usize = 9;
@@ -352,6 +354,24 @@ pub(super) fn overlap_of(cache: &[f64], q: crate::math::Quat) -> Overlap {
     }
 }
 
+/// The radius of each end in the model input of a bonded block contact:
+/// that of the disc of the contact's area `A` when it bonded,
+/// `sqrt(A / pi)`, for both ends (zero where the blocks did not overlap,
+/// and then no bond forms).
+pub(super) fn bond_radius(cache: &[f64]) -> [f64; 2] {
+    let r = (cache[slot::AREA].max(0.0) / std::f64::consts::PI).sqrt();
+    [r, r]
+}
+
+/// Readies a bonded contact's cache for the resolution that follows the
+/// bond's break: the search starts along the carried normal `n` (world
+/// axes; `q` is end1's orientation), and no interior point is kept (the
+/// one of the bonding step may lie outside the blocks by then).
+pub(super) fn hold_warm_start(cache: &mut [f64], q: crate::math::Quat, n: Vec3) {
+    set_vec(cache, slot::NORMAL, q.conjugate() * n);
+    cache[slot::MARGIN] = 0.0;
+}
+
 /// The code of a resolution in a contact's cache.
 pub(super) fn mode_code(resolution: BlockResolution) -> f64 {
     match resolution {
@@ -501,6 +521,31 @@ impl PairKernel for BlockBlock {
     fn effective_mass(masses: &Masses<'_>, a: Piece, b: Piece) -> f64 {
         let (ma, mb) = (masses.blocks[a.index()], masses.blocks[b.index()]);
         ma * mb / (ma + mb)
+    }
+
+    const CARRIES_BONDS: bool = true;
+
+    #[inline(always)]
+    fn carried(
+        scene: &Scene<'_>,
+        plane: &Plane,
+        cache: &mut [f64],
+        a: Piece,
+        b: Piece,
+    ) -> Option<Carried> {
+        let k = &scene.blocks;
+        let (i, j) = (a.index(), b.index());
+        hold_warm_start(cache, k.orientation[i], plane.n);
+        Some(Carried {
+            end1: k.motion(i),
+            end2: k.motion(j),
+            radius: bond_radius(cache),
+        })
+    }
+
+    #[inline(always)]
+    fn bond_radius(cache: &[f64], _radius: [f64; 2]) -> [f64; 2] {
+        bond_radius(cache)
     }
 }
 

@@ -13,7 +13,7 @@
 use crate::block::BlockResolution;
 use crate::block::BlockShape;
 use crate::body::{walls, BallsRef, BlocksRef};
-use crate::contact::{self, Applied, EndMotion, Plane, Setup, ENGINE_BITS, RELEASED};
+use crate::contact::{self, Applied, EndMotion, Plane, Setup, ENGINE_BITS, HELD, RELEASED};
 use crate::inputs::Geometry;
 use crate::math::{Quat, Vec3};
 use crate::piece::{PairKind, Piece};
@@ -178,6 +178,15 @@ pub(crate) struct Found {
     pub(crate) radius: [f64; 2],
 }
 
+/// What a bonded contact's kernel gives in place of a resolution: the
+/// ends' motion and the radii of the model input (see
+/// [`PairKernel::carried`]).
+pub(crate) struct Carried {
+    pub(crate) end1: EndMotion,
+    pub(crate) end2: EndMotion,
+    pub(crate) radius: [f64; 2],
+}
+
 /// The narrow phase of one pair kind. Every method is called in a loop
 /// over one lane's contacts, so it is inlined there: the lane's loop is
 /// monomorphic.
@@ -235,6 +244,37 @@ pub(crate) trait PairKernel {
     /// The effective inertial mass of a contact between `a` and `b`, from
     /// the balls' and the blocks' masses (kg).
     fn effective_mass(masses: &Masses<'_>, a: Piece, b: Piece) -> f64;
+
+    /// Whether a bonded contact of this kind keeps the plane it had when
+    /// it bonded, carried with its pieces' relative motion (seed 001's
+    /// incremental contact location for blocks), rather than resolving
+    /// it again each step as ball and facet contacts do.
+    const CARRIES_BONDS: bool = false;
+
+    /// For a bonded ([`HELD`]) contact of a kind that
+    /// [`Self::CARRIES_BONDS`]: its ends' motion and the radii of its
+    /// model input, with `plane` the plane being carried. The kernel may
+    /// prepare its cache for the resolution that follows the bond's
+    /// break.
+    #[inline(always)]
+    fn carried(
+        _scene: &Scene<'_>,
+        _plane: &Plane,
+        _cache: &mut [f64],
+        _a: Piece,
+        _b: Piece,
+    ) -> Option<Carried> {
+        None
+    }
+
+    /// The radii the model input gives for a contact that bonds in this
+    /// step, `radius` being those its kernel found; a bond's section is
+    /// made from them, so a kernel whose ends have no radius gives one
+    /// here (and the same one in [`Self::carried`] while the bond lasts).
+    #[inline(always)]
+    fn bond_radius(_cache: &[f64], radius: [f64; 2]) -> [f64; 2] {
+        radius
+    }
 }
 
 impl Simulation {
@@ -389,6 +429,12 @@ pub(crate) fn resolve_one<K: PairKernel>(
     overlap_only: bool,
     input: &mut ContactInput,
 ) -> bool {
+    if K::CARRIES_BONDS && setup.flags & HELD != 0 {
+        if let Some(c) = K::carried(scene, plane, cache, a, b) {
+            carry_bonded(plane, &c, setup, dt, input);
+            return true;
+        }
+    }
     let released = overlap_only && setup.flags & RELEASED != 0;
     let Some(found) = K::find(scene, plane, cache, a, b, released) else {
         return false;
@@ -422,6 +468,46 @@ pub(crate) fn resolve_one<K: PairKernel>(
     contact::update_frame(plane, n, end1.w, end2.w, dt);
     contact::increments(plane, &end1, &end2, dt, input);
     true
+}
+
+/// Carries the plane of a bonded contact over one step with its pieces'
+/// motion, and writes the model input.
+///
+/// # Model
+/// Each end's material point at the last location `xc` moves with its
+/// body over the step: the body's reference point went from `x - v dt`
+/// to `x` (leap-frog: `v` is the step's velocity, `x` the new position)
+/// and the body turned by the rotation `R(w dt)` of angle `|w| dt` about
+/// `w`, so the point is now at `x + R(w dt) (xc - x + v dt)`. The new
+/// location is the mean of the two ends' points, exact for any rigid
+/// motion of both pieces together. The normal turns with the mean spin
+/// of the ends, by `R(w~ dt)` with `w~ = (w1 + w2) / 2`; `s` and `t`
+/// follow by the frame update every contact has. The increments are
+/// those of end2 relative to end1 at the new location, from the ends'
+/// velocities as for every contact, and the gap grows by the normal
+/// increment. Under a rigid motion of both pieces together their
+/// material velocities at the location are one, so the increments
+/// vanish and the gap stays as it was.
+#[inline(always)]
+fn carry_bonded(plane: &mut Plane, c: &Carried, setup: &Setup, dt: f64, input: &mut ContactInput) {
+    let (e1, e2) = (&c.end1, &c.end2);
+    let moved =
+        |e: &EndMotion| e.x + Quat::from_scaled_axis(e.w * dt) * (plane.xc - e.x + e.v * dt);
+    let xc = 0.5 * (moved(e1) + moved(e2));
+    let turn = Quat::from_scaled_axis(0.5 * (e1.w + e2.w) * dt);
+    let n = (turn * plane.n).normalize();
+    contact::update_frame(plane, n, e1.w, e2.w, dt);
+    plane.xc = xc;
+    *input = ContactInput {
+        mass: setup.mass,
+        radius: c.radius,
+        prop_set: setup.prop_set,
+        flags: setup.flags & !ENGINE_BITS,
+        ..Default::default()
+    };
+    contact::increments(plane, e1, e2, dt, input);
+    plane.gap += input.delta_n;
+    input.gap = plane.gap;
 }
 
 /// Converts a model output to what a contact of kind `K` applies in global

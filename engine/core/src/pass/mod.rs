@@ -555,10 +555,17 @@ pub(crate) fn run_chunk<K: PairKernel>(
             }
             if let Some(install) = pass.install {
                 // With a wall, the wall stage has chosen the one facet
-                // contact per ball and wall that bonds.
-                let chosen = K::PAIR != PairKind::BallFacet || setup[k].flags & BOND_NEAREST != 0;
+                // contact per ball and wall that bonds; blocks do not
+                // bond to walls (refused when the bonds are installed).
+                let chosen = match K::PAIR {
+                    PairKind::BallFacet => setup[k].flags & BOND_NEAREST != 0,
+                    PairKind::BlockFacet => false,
+                    _ => true,
+                };
                 if chosen && install.bonds(setup[k].prop_set, plane[k].gap) {
                     inputs[k].flags |= flags::BOND;
+                    let cache = &ch.cache[k * K::CACHE..(k + 1) * K::CACHE];
+                    inputs[k].radius = K::bond_radius(cache, inputs[k].radius);
                 }
             }
             called += 1;

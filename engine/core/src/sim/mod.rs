@@ -397,9 +397,8 @@ impl Simulation {
     /// `install.gap`, at `install.at` (see [`crate::bond`]). The pair of
     /// groups must have a model, and one that is not active only under
     /// overlap: a bond holds in tension, which such a model cannot. Bonds
-    /// between blocks are refused: their contact location must follow the
-    /// pieces' relative motion once bonded, which the block kernels do not
-    /// do yet.
+    /// between blocks and walls are refused (a block's facet contacts
+    /// merge and change facet as it moves; see `docs/physics.md`).
     pub fn install_bonds(&mut self, install: crate::bond::BondInstall) -> Result<(), SetupError> {
         let (a, b) = install.groups;
         let name = |g: u16| self.groups.get(g as usize).cloned().unwrap_or_default();
@@ -420,10 +419,19 @@ impl Simulation {
                 ),
             });
         }
+        // Blocks bond to balls and to blocks, not to walls: a block's
+        // contacts with a wall's coplanar facets merge into one that
+        // changes facet as the block moves, which a bond carried with
+        // the pieces cannot follow.
         let blocks = crate::body::BlocksRef::of(&self.world);
-        if blocks.group.iter().any(|&g| g == a || g == b) {
+        let has_block = |g: u16| blocks.group.contains(&g);
+        let has_wall = |g: u16| body::walls(&self.world).iter().any(|w| w.group == g);
+        if (has_block(a) && has_wall(b)) || (has_block(b) && has_wall(a)) {
             return Err(SetupError::Bonds {
-                message: format!("{pair}: bonds between blocks are not supported yet"),
+                message: format!(
+                    "{pair}: bonds between blocks and walls are not supported (blocks bond \
+                     to balls and to other blocks)"
+                ),
             });
         }
         drop(blocks);

@@ -54,6 +54,8 @@ pub struct RunSummary {
     pub balls: usize,
     /// Blocks.
     pub blocks: usize,
+    /// Clumps.
+    pub clumps: usize,
     /// Contacts at the end.
     pub contacts: usize,
     /// Active contacts at the end.
@@ -273,6 +275,10 @@ fn run_loaded(
                 send(Table::ShapeVertices, recorder.shape_vertices(&snap))?;
                 send(Table::ShapeFaces, recorder.shape_faces(&snap))?;
             }
+            if !snap.templates().is_empty() {
+                let send = |table, frame| writer.send(table, frame).map_err(|e| anyhow!("{e}"));
+                send(Table::ClumpPebbles, recorder.clump_pebbles(&snap))?;
+            }
         }
         record(&mut sim, &writer, false)?;
         Ok(())
@@ -391,6 +397,7 @@ fn run_loaded(
         loop_seconds,
         balls: sim.n_balls(),
         blocks: sim.n_blocks(),
+        clumps: sim.n_clumps(),
         contacts: sim.n_contacts(),
         active: sim.n_active(),
         out,

@@ -56,8 +56,8 @@ enum Command {
 
 fn print_summary(s: &RunSummary) {
     let rate = s.steps as f64 / s.loop_seconds.max(1e-9);
-    // Balls and blocks alike are the bodies a step moves.
-    let bodies = s.balls + s.blocks;
+    // Balls, blocks and clumps alike are the bodies a step moves.
+    let bodies = s.balls + s.blocks + s.clumps;
     println!("steps           {}", s.steps);
     println!("simulated time  {:.6e} s", s.time);
     println!(
@@ -84,6 +84,9 @@ fn print_summary(s: &RunSummary) {
     if s.blocks > 0 {
         println!("blocks          {}", s.blocks);
     }
+    if s.clumps > 0 {
+        println!("clumps          {}", s.clumps);
+    }
     println!(
         "contacts        {} ({} active, {:.3} active per body)",
         s.contacts,
@@ -94,6 +97,9 @@ fn print_summary(s: &RunSummary) {
         let name = |p: talus_core::snapshot::PieceId| match p {
             talus_core::snapshot::PieceId::Ball { id } => format!("ball {id}"),
             talus_core::snapshot::PieceId::Block { id } => format!("block {id}"),
+            talus_core::snapshot::PieceId::Pebble { clump, index } => {
+                format!("pebble {index} of clump {clump}")
+            }
             talus_core::snapshot::PieceId::Facet { wall, index } => {
                 format!("facet {index} of wall {wall}")
             }
@@ -158,10 +164,18 @@ fn main_inner(cli: Cli) -> Result<ExitCode> {
         }
         Command::Check { config } => {
             let sim = talus_cli::check(&config)?;
+            let clumps = match sim.n_clumps() {
+                0 => String::new(),
+                n => format!(
+                    ", {n} clumps of {} shapes ({} pebbles)",
+                    sim.templates().len(),
+                    sim.balls().len() - sim.n_balls()
+                ),
+            };
             println!(
-                "{}: ok ({} balls, {} blocks of {} shapes, {} walls, {} models)",
+                "{}: ok ({} balls, {} blocks of {} shapes{clumps}, {} walls, {} models)",
                 config.display(),
-                sim.balls().len(),
+                sim.n_balls(),
                 sim.n_blocks(),
                 sim.shapes().len(),
                 sim.walls().len(),

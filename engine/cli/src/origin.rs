@@ -9,7 +9,7 @@
 //! it asks for (or the build fails first).
 
 use anyhow::Error;
-use talus_config::{error_at, BallKind, BlockKind, Location, RunConfig};
+use talus_config::{error_at, BallKind, BlockKind, BlockSource, Location, RunConfig};
 use talus_core::generate::lattice_counts;
 use talus_core::snapshot::BodyKind;
 use talus_core::{SetupError, StepError};
@@ -57,9 +57,19 @@ pub fn ball(cfg: &RunConfig, id: u64) -> Option<&Location> {
 
 /// The `[[blocks]]` table of block `id`.
 pub fn block(cfg: &RunConfig, id: u64) -> Option<&Location> {
+    rigid(&cfg.blocks, id)
+}
+
+/// The `[[clumps]]` table of clump `id`.
+pub fn clump(cfg: &RunConfig, id: u64) -> Option<&Location> {
+    rigid(&cfg.clumps, id)
+}
+
+/// The table of `sources` (blocks or clumps) that made body `id`.
+fn rigid(sources: &[BlockSource], id: u64) -> Option<&Location> {
     by_id(
         id,
-        cfg.blocks.iter().map(|b| {
+        sources.iter().map(|b| {
             let n = match &b.kind {
                 BlockKind::Random { count, .. } => *count as u64,
                 BlockKind::Lattice {
@@ -79,9 +89,11 @@ pub fn block(cfg: &RunConfig, id: u64) -> Option<&Location> {
 pub fn group<'a>(cfg: &'a RunConfig, name: &str) -> Option<&'a Location> {
     let balls = cfg.balls.iter().map(|b| (&b.group, &b.location));
     let blocks = cfg.blocks.iter().map(|b| (&b.group, &b.location));
+    let clumps = cfg.clumps.iter().map(|b| (&b.group, &b.location));
     let walls = cfg.walls.iter().map(|w| (&w.group, &w.location));
     balls
         .chain(blocks)
+        .chain(clumps)
         .chain(walls)
         .find(|(g, _)| *g == name)
         .map(|(_, loc)| loc)
@@ -115,6 +127,7 @@ fn of_setup<'a>(cfg: &'a RunConfig, e: &SetupError) -> Option<&'a Location> {
         SetupError::Wall { wall: name, .. } => wall(cfg, name),
         SetupError::Ball { id, .. } => ball(cfg, *id),
         SetupError::Block { id, .. } => block(cfg, *id),
+        SetupError::Clump { id, .. } => clump(cfg, *id),
         SetupError::Shape { shape: name, .. } => shape(cfg, name),
         SetupError::MissingPairing(_, b) => group(cfg, b),
         SetupError::Model { model: name, .. } => model(cfg, name),
@@ -129,6 +142,7 @@ pub fn located(cfg: &RunConfig, e: &StepError) -> Error {
         StepError::BlowUp(b) => match b.kind {
             BodyKind::Ball => ball(cfg, b.id),
             BodyKind::Block => block(cfg, b.id),
+            BodyKind::Clump => clump(cfg, b.id),
         },
         StepError::Model { model: name, .. } | StepError::NonFiniteForce { model: name, .. } => {
             model(cfg, name)

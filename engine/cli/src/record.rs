@@ -9,7 +9,7 @@
 //! schema, the one `docs/output.md` lists. Nothing here knows how the core
 //! stores contacts or numbers bodies: the ids come with the rows.
 
-use talus_core::snapshot::ContactRow;
+use talus_core::snapshot::{ContactRow, PieceId};
 use talus_core::{BondBreak, Snapshot, Vec3};
 use talus_output::{Column, Field, Frame};
 
@@ -208,6 +208,7 @@ impl Recorder {
         let mut end2 = Vec::with_capacity(n);
         let mut body2 = Vec::with_capacity(n);
         let mut facet = Vec::with_capacity(n);
+        let mut pebbles: [Vec<i64>; 2] = std::array::from_fn(|_| Vec::with_capacity(n));
         let mut region = Vec::with_capacity(n);
         let mut model = Vec::with_capacity(n);
         let mut active = Vec::with_capacity(n);
@@ -221,7 +222,10 @@ impl Recorder {
         let or_minus_one = |id: Option<u64>| id.map_or(-1, |id| id as i64);
         for c in snap.contacts() {
             id.push(c.id);
-            kind.push(c.pair.name().to_string());
+            kind.push(pair_name(&c));
+            for (col, end) in pebbles.iter_mut().zip([c.end1, c.end2]) {
+                col.push(end.pebble().map_or(-1, i64::from));
+            }
             end1.push(c.end1.body());
             // A facet end is named by its index in its wall.
             end2.push(c.end2.facet().map_or(c.end2.body(), u64::from));
@@ -250,32 +254,44 @@ impl Recorder {
             .push(
                 "kind",
                 "",
-                "pair kind: ball-ball, ball-facet, ball-block, block-block or block-facet",
+                "pair kind: the kinds of end1 and end2 (ball, pebble, block, facet), e.g. ball-facet",
                 Column::Str(kind),
             )
             .push(
                 "end1",
                 "-",
-                "ball or block id of end1 (see kind)",
+                "ball, block or clump id of end1 (see kind)",
                 Column::U64(end1),
             )
             .push(
                 "end2",
                 "-",
-                "ball or block id of end2, or facet index in its wall",
+                "ball, block or clump id of end2, or facet index in its wall",
                 Column::U64(end2),
             )
             .push(
                 "body2",
                 "-",
-                "ball, block or wall id of end2",
+                "ball, block, clump or wall id of end2",
                 Column::U64(body2),
             )
             .push(
                 "facet",
                 "-",
-                "facet index for ball-facet contacts, else -1",
+                "facet index for contacts with a wall facet, else -1",
                 Column::I64(facet),
+            )
+            .push(
+                "pebble1",
+                "-",
+                "pebble index of end1 in its clump's shape (clump_pebbles), else -1",
+                Column::I64(std::mem::take(&mut pebbles[0])),
+            )
+            .push(
+                "pebble2",
+                "-",
+                "pebble index of end2 in its clump's shape (clump_pebbles), else -1",
+                Column::I64(std::mem::take(&mut pebbles[1])),
             )
             .push(
                 "region",
@@ -323,7 +339,7 @@ impl Recorder {
         f
     }
 
-    /// One row per body: balls, then blocks.
+    /// One row per body: balls, then blocks, then clumps.
     pub fn bodies(&self, snap: &Snapshot<'_>) -> Frame {
         let n = snap.n_bodies();
         let mut id = Vec::with_capacity(n);
@@ -353,21 +369,26 @@ impl Recorder {
             .push(
                 "id",
                 "-",
-                "body id within its kind (balls and blocks are each numbered from 1)",
+                "body id within its kind (balls, blocks and clumps are each numbered from 1)",
                 Column::U64(id),
             )
-            .push("kind", "", "body kind: ball or block", Column::Str(kind))
+            .push(
+                "kind",
+                "",
+                "body kind: ball, block or clump",
+                Column::Str(kind),
+            )
             .push("group", "", "group name", Column::Str(group))
             .push(
                 "shape",
                 "-",
-                "block shape index (shape_vertices, shape_faces), -1 for balls",
+                "block shape index (shape_vertices, shape_faces) or clump shape index (clump_pebbles), -1 for balls",
                 Column::I64(shape),
             )
             .push(
                 "radius",
                 "m",
-                "radius; for a block the bounding radius about its centroid",
+                "radius; for a block or clump the bounding radius about its centroid",
                 Column::F64(radius),
             )
             .push("mass", "kg", "mass", Column::F64(mass));
@@ -379,6 +400,61 @@ impl Recorder {
             quat,
         );
         vectors.add_to(&mut frame, &BODY_VECTORS);
+        frame
+    }
+
+    /// One row per pebble of every clump shape, in the shape's principal
+    /// frame (centroid at the origin): a clump's pebble at `p` sits at
+    /// `R(q) p + c` in the world, `q` and `c` from the bodies table.
+    /// Written once per run.
+    pub fn clump_pebbles(&self, snap: &Snapshot<'_>) -> Frame {
+        let templates = snap.templates();
+        let n: usize = templates.iter().map(|t| t.pebbles.len()).sum();
+        let mut shape = Vec::with_capacity(n);
+        let mut name = Vec::with_capacity(n);
+        let mut pebble = Vec::with_capacity(n);
+        let mut radius = Vec::with_capacity(n);
+        let mut coords = Vec3Columns::with_capacity(n);
+        let mut written = Vec3Columns::with_capacity(n);
+        let mut turn: [Vec<f64>; 4] = std::array::from_fn(|_| Vec::with_capacity(n));
+        for (k, t) in templates.iter().enumerate() {
+            let q = t.input_rotation;
+            for (i, &(c, r)) in t.pebbles.iter().enumerate() {
+                shape.push(k as i64);
+                name.push(t.name.clone());
+                pebble.push(i as u32);
+                radius.push(r);
+                coords.push([c]);
+                written.push([t.input_centroid]);
+                for (col, x) in turn.iter_mut().zip([q.w, q.x, q.y, q.z]) {
+                    col.push(x);
+                }
+            }
+        }
+        let mut frame = Frame::new()
+            .push(
+                "shape",
+                "-",
+                "clump shape index, as in the bodies table",
+                Column::I64(shape),
+            )
+            .push("name", "", "shape name from the config", Column::Str(name))
+            .push(
+                "pebble",
+                "-",
+                "pebble index within the shape, from 0 (pebble1, pebble2 of contacts)",
+                Column::U32(pebble),
+            );
+        coords.add_to(
+            &mut frame,
+            &[(
+                ["x", "y", "z"],
+                "m",
+                "pebble centre in the shape's principal frame (centroid at the origin)",
+            )],
+        );
+        let mut frame = frame.push("radius", "m", "pebble radius", Column::F64(radius));
+        add_written_frame(&mut frame, written, turn);
         frame
     }
 
@@ -442,22 +518,7 @@ impl Recorder {
             "rounding radius: the block is its polyhedron dilated by a ball of this radius (0: sharp)",
             Column::F64(rounding),
         );
-        // Where the principal frame sits in the frame the shape was
-        // written in: a config orientation is q * conj(frame_q).
-        written.add_to(
-            &mut frame,
-            &[(
-                ["frame_x", "frame_y", "frame_z"],
-                "m",
-                "the shape's centroid in the frame it was written in",
-            )],
-        );
-        add_quaternion(
-            &mut frame,
-            ["frame_qw", "frame_qx", "frame_qy", "frame_qz"],
-            "rotation from the principal frame to the frame the shape was written in",
-            turn,
-        );
+        add_written_frame(&mut frame, written, turn);
         frame
     }
 
@@ -614,6 +675,38 @@ impl Recorder {
 const BOND_POSITION: [([&str; 3], &str, &str); 1] =
     [(["x", "y", "z"], "m", "contact location when the bond broke")];
 
+/// Where a shape's principal frame sits in the frame it was written in
+/// (its centroid there and the rotation to it), one row per row of the
+/// shape: a config orientation is `q * conj(frame_q)`.
+fn add_written_frame(frame: &mut Frame, written: Vec3Columns<1>, turn: [Vec<f64>; 4]) {
+    written.add_to(
+        frame,
+        &[(
+            ["frame_x", "frame_y", "frame_z"],
+            "m",
+            "the shape's centroid in the frame it was written in",
+        )],
+    );
+    add_quaternion(
+        frame,
+        ["frame_qw", "frame_qx", "frame_qy", "frame_qz"],
+        "rotation from the principal frame to the frame the shape was written in",
+        turn,
+    );
+}
+
+/// The pair kind of a contact as its ends' kinds: the engine's lane kind
+/// with a clump's pebble named as such (a pebble is resolved as a ball).
+fn pair_name(c: &ContactRow<'_>) -> String {
+    let kind = |p: PieceId| match p {
+        PieceId::Ball { .. } => "ball",
+        PieceId::Pebble { .. } => "pebble",
+        PieceId::Block { .. } => "block",
+        PieceId::Facet { .. } => "facet",
+    };
+    format!("{}-{}", kind(c.end1), kind(c.end2))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -731,6 +824,7 @@ mod tests {
             ("shape_vertices", rec.shape_vertices(&snap)),
             ("shape_faces", rec.shape_faces(&snap)),
             ("bonds", rec.bonds(&[broken(&snap)])),
+            ("clump_pebbles", rec.clump_pebbles(&snap)),
         ] {
             let written: Vec<(String, String)> = frame
                 .fields

@@ -5,9 +5,11 @@ use anyhow::Result;
 use talus_config::{error_at, BallKind, BlockKind, BlockSource, RunConfig};
 use talus_core::generate::{
     given_to_world, lattice_balls, lattice_blocks, random_balls, random_blocks, BlockMix,
-    PlacedBlock,
+    PlacedBlock, Template,
 };
-use talus_core::{BallInit, BlockInit, BlockShape, Settings, Simulation, Vec3, Wall};
+use talus_core::{
+    BallInit, BlockInit, BlockShape, ClumpTemplate, Settings, Simulation, Vec3, Wall,
+};
 use talus_host::ModelRegistry;
 
 use crate::origin;
@@ -21,10 +23,10 @@ fn v3(a: [f64; 3]) -> Vec3 {
 /// refused (there would be nothing to run).
 pub fn build(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation> {
     let mut sim = populate(cfg, registry)?;
-    if sim.n_balls() + sim.n_blocks() == 0 {
+    if sim.n_balls() + sim.n_blocks() + sim.n_clumps() == 0 {
         return Err(error_at(
             &cfg.run.location,
-            "the config makes no balls and no blocks, so there is nothing to run; add a [[balls]] or [[blocks]] table",
+            "the config makes no balls, blocks or clumps, so there is nothing to run; add a [[balls]], [[blocks]] or [[clumps]] table",
         )
         .into());
     }
@@ -105,25 +107,25 @@ pub fn populate(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation>
         sim.add_shape(s.shape.clone());
     }
     let shapes: Vec<BlockShape> = cfg.shapes.iter().map(|s| s.shape.clone()).collect();
-    for (k, src) in cfg.blocks.iter().enumerate() {
-        let at = |e: String| error_at(&src.location, format!("[[blocks]] #{}: {e}", k + 1));
-        let group = sim.group(&src.group);
-        for (b, velocity, spin) in block_poses(src, &shapes, &placed).map_err(at)? {
-            placed.push((b.pos, shapes[b.shape as usize].radius));
-            sim.add_block(BlockInit {
-                shape: b.shape,
-                pos: b.pos,
-                orientation: b.orientation,
-                velocity: v3(velocity),
-                spin: v3(spin),
-                density: src.density,
-                group,
-                damping: src.damping,
-                fixity: src.fix,
-            })
-            .map_err(|e| at(e.to_string()))?;
-        }
+    let rigid = Rigid {
+        table: "blocks",
+        sources: &cfg.blocks,
+        shapes: &shapes,
+    };
+    rigid.add(&mut sim, &mut placed, Simulation::add_block)?;
+
+    // Clumps come after every ball: their pebbles take the ball rows
+    // after the balls'.
+    for t in &cfg.templates {
+        sim.add_template(t.template.clone());
     }
+    let templates: Vec<ClumpTemplate> = cfg.templates.iter().map(|t| t.template.clone()).collect();
+    let rigid = Rigid {
+        table: "clumps",
+        sources: &cfg.clumps,
+        shapes: &templates,
+    };
+    rigid.add(&mut sim, &mut placed, Simulation::add_clump)?;
 
     for w in &cfg.walls {
         let group = sim.group(&w.group);
@@ -254,13 +256,54 @@ pub fn populate(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation>
 /// A block to add: its pose, initial velocity (m/s) and spin (rad/s).
 type BlockStart = (PlacedBlock, [f64; 3], [f64; 3]);
 
+/// The rigid bodies of one kind's tables (`[[blocks]]` or `[[clumps]]`)
+/// and the shapes they refer to.
+struct Rigid<'a, S> {
+    table: &'static str,
+    sources: &'a [BlockSource],
+    shapes: &'a [S],
+}
+
+impl<S: Template> Rigid<'_, S> {
+    /// Makes every table's bodies with `add`, keeping clear of and adding
+    /// to the `placed` bounding spheres.
+    fn add(
+        &self,
+        sim: &mut Simulation,
+        placed: &mut Vec<(Vec3, f64)>,
+        add: fn(&mut Simulation, BlockInit) -> std::result::Result<u64, talus_core::SetupError>,
+    ) -> Result<()> {
+        for (k, src) in self.sources.iter().enumerate() {
+            let table = self.table;
+            let at = |e: String| error_at(&src.location, format!("[[{table}]] #{}: {e}", k + 1));
+            let group = sim.group(&src.group);
+            for (b, velocity, spin) in block_poses(src, self.shapes, placed).map_err(at)? {
+                placed.push((b.pos, self.shapes[b.shape as usize].bounding_radius()));
+                let init = BlockInit {
+                    shape: b.shape,
+                    pos: b.pos,
+                    orientation: b.orientation,
+                    velocity: v3(velocity),
+                    spin: v3(spin),
+                    density: src.density,
+                    group,
+                    damping: src.damping,
+                    fixity: src.fix,
+                };
+                add(sim, init).map_err(|e| at(e.to_string()))?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The blocks of one `[[blocks]]` source with their initial velocity and
 /// spin: fills run the engine's generators (keeping clear of the `placed`
 /// bounding spheres), explicit rows turn their shape from the frame it was
 /// given in and default to where it was given.
-fn block_poses(
+fn block_poses<S: Template>(
     src: &BlockSource,
-    shapes: &[BlockShape],
+    shapes: &[S],
     placed: &[(Vec3, f64)],
 ) -> std::result::Result<Vec<BlockStart>, String> {
     let common = |b: PlacedBlock| (b, src.velocity, src.spin);
@@ -307,7 +350,7 @@ fn block_poses(
                 let shape = &shapes[r.shape as usize];
                 let b = PlacedBlock {
                     shape: r.shape,
-                    pos: r.pos.map_or(shape.input_centroid, v3),
+                    pos: r.pos.map_or(shape.input_centroid(), v3),
                     orientation: given_to_world(shape, r.orientation),
                 };
                 (

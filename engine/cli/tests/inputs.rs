@@ -223,7 +223,7 @@ fn a_config_with_nothing_to_run_fails_check_as_it_fails_run() {
     let text = "[run]\nsteps = 30\n";
     let cfg = write(tmp.path(), "empty.toml", text);
     for command in ["check", "run"] {
-        refused(command, &cfg, (1, 1), &["makes no balls and no blocks"]);
+        refused(command, &cfg, (1, 1), &["makes no balls, blocks or clumps"]);
     }
 }
 

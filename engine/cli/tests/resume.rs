@@ -1,6 +1,6 @@
 //! A simulation restored from a checkpoint continues to the same bits as
 //! the run it was taken from, on one thread or two: the example configs
-//! (servo walls, bonds that break, blocks) checkpointed part way.
+//! (servo walls, bonds that break, blocks, clumps) checkpointed part way.
 
 use std::path::Path;
 
@@ -113,6 +113,13 @@ fn bonded_disc_resumes_bit_for_bit_breaks_included() {
 #[test]
 fn blocks_resume_bit_for_bit() {
     resumes_bit_for_bit("configs/blocks.toml", 1500, 1800);
+}
+
+/// Clumps carry their pose and angular momentum in the checkpoint, their
+/// pebbles' rows among the balls.
+#[test]
+fn clumps_resume_bit_for_bit() {
+    resumes_bit_for_bit("configs/clumps.toml", 2500, 3000);
 }
 
 /// Bonded block contacts carry their plane (and their contact area at

@@ -180,7 +180,19 @@ fn kind_keys<'a>(root: &'a DeTable<'_>, table: &[Seg]) -> Option<(String, Vec<&'
         }
         "blocks" => {
             let k = BlockKindSpec::from_name(kind)?;
-            BLOCK_COMMON_KEYS.iter().chain(k.keys()).copied().collect()
+            BLOCK_COMMON_KEYS
+                .iter()
+                .chain(k.keys(&["blocks"]))
+                .copied()
+                .collect()
+        }
+        "clumps" => {
+            let k = BlockKindSpec::from_name(kind)?;
+            BLOCK_COMMON_KEYS
+                .iter()
+                .chain(k.keys(&["clumps"]))
+                .copied()
+                .collect()
         }
         _ => return None,
     };

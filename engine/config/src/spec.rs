@@ -238,6 +238,7 @@ choice!(
         Random = "random",
         Vertices = "vertices",
         Mesh = "mesh",
+        Clump = "clump",
     }
 );
 choice!(
@@ -279,17 +280,19 @@ impl ShapeKindSpec {
             ShapeKindSpec::Random => &["vertices", "axes", "roughness", "seed"],
             ShapeKindSpec::Vertices => &["points", "hull"],
             ShapeKindSpec::Mesh => &["path", "scale"],
+            ShapeKindSpec::Clump => &["pebbles"],
         }
     }
 }
 
 impl BlockKindSpec {
-    /// The keys this kind adds to [`BLOCK_COMMON_KEYS`].
-    pub(crate) fn keys(self) -> &'static [&'static str] {
+    /// The keys this kind adds to [`BLOCK_COMMON_KEYS`], where `rows` is
+    /// the key of a list's rows (`["blocks"]` or `["clumps"]`).
+    pub(crate) fn keys(self, rows: &'static [&'static str]) -> &'static [&'static str] {
         match self {
             BlockKindSpec::Random => &["count", "region", "orientation", "seed", "max_attempts"],
             BlockKindSpec::Lattice => &["region", "spacing", "counts", "orientation", "seed"],
-            BlockKindSpec::List => &["blocks"],
+            BlockKindSpec::List => rows,
             BlockKindSpec::File => &["path"],
         }
     }
@@ -543,6 +546,8 @@ pub(crate) struct ConfigSpec {
     #[serde(default)]
     pub blocks: Vec<S<BlockSpec>>,
     #[serde(default)]
+    pub clumps: Vec<S<BlockSpec>>,
+    #[serde(default)]
     pub bonds: Vec<S<BondSpec>>,
     pub output: Option<S<OutputSpec>>,
 }
@@ -738,6 +743,18 @@ pub(crate) struct ShapeSpec {
     pub scale: Option<S<Num<Unitless>>>,
     pub dilate: Option<S<Num<Meters>>>,
     pub erode: Option<S<Num<Meters>>>,
+    pub pebbles: Option<S<Vec<S<PebbleSpec>>>>,
+}
+
+/// One pebble of `[[shapes]] kind = "clump"`.
+#[derive(Debug, serde::Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table { pos = [x, y, z], radius = r }"
+)]
+pub(crate) struct PebbleSpec {
+    pub pos: S<Vec3<Meters>>,
+    pub radius: S<Num<Meters>>,
 }
 
 /// One row of `[[blocks]] kind = "list"`.
@@ -754,9 +771,10 @@ pub(crate) struct BlockRowSpec {
     pub spin: Option<S<Vec3<RadPerS>>>,
 }
 
-/// `[[blocks]]`: one flat table for every kind, like [`BallSpec`].
+/// `[[blocks]]` and `[[clumps]]`: one flat table for every kind, like
+/// [`BallSpec`] (a list's rows under `blocks` or `clumps`).
 #[derive(Debug, serde::Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a table [[blocks]]")]
+#[serde(deny_unknown_fields, expecting = "a table [[blocks]] or [[clumps]]")]
 pub(crate) struct BlockSpec {
     pub kind: S<BlockKindSpec>,
     pub shape: Option<S<String>>,
@@ -776,6 +794,7 @@ pub(crate) struct BlockSpec {
     pub spacing: Option<S<Num<Meters>>>,
     pub counts: Option<S<Vec<S<Int>>>>,
     pub blocks: Option<S<Vec<S<BlockRowSpec>>>>,
+    pub clumps: Option<S<Vec<S<BlockRowSpec>>>>,
     pub path: Option<S<String>>,
 }
 

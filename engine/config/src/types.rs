@@ -45,6 +45,11 @@ pub struct RunConfig {
     pub shapes: Vec<ShapeSource>,
     /// `[[blocks]]`, in file order.
     pub blocks: Vec<BlockSource>,
+    /// The clump shapes of `[[shapes]] kind = "clump"`, in file order:
+    /// the template table the [`BlockSource`]s of `clumps` refer to.
+    pub templates: Vec<TemplateSource>,
+    /// `[[clumps]]`, in file order (shape indices into `templates`).
+    pub clumps: Vec<BlockSource>,
     /// `[[bonds]]`, in file order.
     pub bonds: Vec<BondRule>,
     /// `[output]`.
@@ -318,7 +323,17 @@ pub struct ShapeSource {
     pub shape: BlockShape,
 }
 
-/// `[[blocks]]`: one source of blocks and the properties they share.
+/// One clump shape of `[[shapes]] kind = "clump"`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TemplateSource {
+    /// The `[[shapes]]` table.
+    pub location: Location,
+    /// The template, in its principal frame with its mass properties.
+    pub template: talus_core::ClumpTemplate,
+}
+
+/// `[[blocks]]` or `[[clumps]]`: one source of rigid bodies and the
+/// properties they share.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BlockSource {
     /// The `[[blocks]]` table.

@@ -576,14 +576,17 @@ fn unknown_shape_name_lists_the_defined_ones() {
         &e,
         &text,
         "\"bricks\"",
-        &["unknown shape 'bricks' in [[blocks]] #1; defined shapes: brick"],
+        &["unknown block shape 'bricks' in [[blocks]] #1; defined block shapes: brick"],
     );
     let text = fill("").replace(BRICK, "");
     assert_at(
         &parse_err(&text),
         &text,
         "\"brick\"",
-        &["unknown shape 'brick'", "no [[shapes]] table defines any"],
+        &[
+            "unknown block shape 'brick'",
+            "no [[shapes]] table defines a block shape",
+        ],
     );
 }
 
@@ -850,7 +853,7 @@ fn list_rows() {
         &parse_err(&text),
         &text,
         "\"cube\"",
-        &["unknown shape 'cube' in row #1 of 'blocks' in [[blocks]] #1"],
+        &["unknown block shape 'cube' in row #1 of 'blocks' in [[blocks]] #1"],
     );
     let text = list("", "{ pos = [0, 0, 0], turn = 1 },\n");
     let e = parse_err(&text);

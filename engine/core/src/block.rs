@@ -132,10 +132,12 @@ impl BlockShape {
     }
 }
 
-/// What is needed to create one block.
+/// What is needed to create one rigid body: a block, or a clump
+/// ([`crate::clump::ClumpInit`] is this type).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BlockInit {
-    /// Index of the shape (see [`Simulation::add_shape`]).
+    /// Index of the shape (see [`Simulation::add_shape`]), or of a clump's
+    /// template (see [`Simulation::add_template`]).
     pub shape: u32,
     /// Centroid (m).
     pub pos: Vec3,
@@ -154,6 +156,34 @@ pub struct BlockInit {
     /// Fixed degrees of freedom: translations one by one, the rotation as a
     /// whole (all three rotational flags or none).
     pub fixity: Fixity,
+}
+
+impl BlockInit {
+    /// Whether the values can make a `body` ("block", "clump"): a positive
+    /// density, a finite state, a non-zero orientation, damping in
+    /// [0, 1), the rotation fixed as a whole or not at all.
+    pub(crate) fn check(&self, body: &str) -> Result<(), String> {
+        if !(self.density > 0.0 && self.density.is_finite()) {
+            return Err(format!("density must be positive, got {}", self.density));
+        }
+        let finite = self.pos.is_finite() && self.velocity.is_finite() && self.spin.is_finite();
+        if !finite || !self.orientation.is_finite() || self.orientation.length() < 1e-12 {
+            return Err(
+                "position, velocity or orientation is not finite (or the orientation is zero)"
+                    .into(),
+            );
+        }
+        if !(0.0..1.0).contains(&self.damping) {
+            return Err(format!("damping must lie in [0, 1), got {}", self.damping));
+        }
+        let rotation = (3..6).filter(|&k| self.fixity.fixed(k)).count();
+        if rotation != 0 && rotation != 3 {
+            return Err(format!(
+                "a {body}'s rotation is fixed as a whole or not at all (its axes do not turn apart)"
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl Simulation {
@@ -176,29 +206,7 @@ impl Simulation {
         let Some(shape) = self.shapes.get(b.shape as usize) else {
             return Err(bad(format!("there is no shape {}", b.shape)));
         };
-        if !(b.density > 0.0 && b.density.is_finite()) {
-            return Err(bad(format!("density must be positive, got {}", b.density)));
-        }
-        let finite = b.pos.is_finite() && b.velocity.is_finite() && b.spin.is_finite();
-        if !finite || !b.orientation.is_finite() || b.orientation.length() < 1e-12 {
-            return Err(bad(
-                "position, velocity or orientation is not finite (or the orientation is zero)"
-                    .into(),
-            ));
-        }
-        if !(0.0..1.0).contains(&b.damping) {
-            return Err(bad(format!(
-                "damping must lie in [0, 1), got {}",
-                b.damping
-            )));
-        }
-        let rotation = (3..6).filter(|&k| b.fixity.fixed(k)).count();
-        if rotation != 0 && rotation != 3 {
-            return Err(bad(
-                "a block's rotation is fixed as a whole or not at all (its axes do not turn apart)"
-                    .into(),
-            ));
-        }
+        b.check("block").map_err(bad)?;
         let mass = b.density * shape.volume;
         let Some(inertia) = PrincipalInertia::new(shape.unit_moments * b.density) else {
             return Err(bad("its shape has no positive principal moments".into()));

@@ -130,7 +130,7 @@ impl fmt::Display for BlowUp {
         let (kind, id, step) = (self.kind.name(), self.id, self.step);
         let size = match self.kind {
             BodyKind::Ball => "radius",
-            BodyKind::Block => "bounding radius",
+            BodyKind::Block | BodyKind::Clump => "bounding radius",
         };
         match self.sign {
             Sign::Moved { ratio } => write!(
@@ -290,7 +290,7 @@ impl Simulation {
     /// then the rule of [`Timestep::Auto`], with the run's safety factor or
     /// the default one.
     pub(crate) fn stable_timestep(&self) -> Option<f64> {
-        let mut k_balls = vec![0.0; self.n_balls()];
+        let mut k_balls = vec![0.0; self.balls().len()];
         let mut k_blocks = vec![0.0; self.n_blocks()];
         for lane in self.models.iter().flat_map(|m| &m.lanes) {
             let st = &lane.store;
@@ -312,7 +312,16 @@ impl Simulation {
             Timestep::Auto { safety } => safety,
             Timestep::Fixed(_) => DEFAULT_SAFETY,
         };
-        let dt = critical_timestep(self.stiffness_rate(&k_balls, &k_blocks))?;
+        let clumps = self.clumps();
+        let k_clumps: Vec<f64> = (0..clumps.len())
+            .map(|i| {
+                let first = clumps.first[i] as usize;
+                let count = self.templates[clumps.template[i] as usize].pebbles.len();
+                k_balls[first..first + count].iter().sum()
+            })
+            .collect();
+        drop(clumps);
+        let dt = critical_timestep(self.stiffness_rate(&k_balls, &k_blocks, &k_clumps))?;
         Some(safety * dt)
     }
 
@@ -327,6 +336,7 @@ impl Simulation {
         let g = self.settings.gravity.length();
         // (s / (1000 dt))^2 = s^2 * per_step
         let per_step = (1e-3 / self.dt).powi(2);
+        let free = self.first_pebble_row();
         let b = BallsRef::of(&self.world);
         let (mass, vel, inertia, spin, radius) = (
             &b.mass[..],
@@ -335,9 +345,9 @@ impl Simulation {
             &b.spin[..],
             &b.radius[..],
         );
-        let parts = (0..b.len())
+        let parts = (0..free)
             .step_by(SURVEY_PART)
-            .map(|lo| lo..(lo + SURVEY_PART).min(b.len()));
+            .map(|lo| lo..(lo + SURVEY_PART).min(free));
         let sums = team::map(parts.collect(), |_, part| {
             let (mut total, mut floor, mut top) = (0.0, 0.0, (0.0, usize::MAX));
             for i in part {
@@ -369,6 +379,17 @@ impl Simulation {
             floor += k.mass[i] * (g * r + r * r * per_step);
             if e > top.0 {
                 top = (e, Some((BodyKind::Block, i as u64 + 1)));
+            }
+        }
+        let c = self.clumps();
+        for i in 0..c.len() {
+            let e = 0.5 * c.mass[i] * c.vel[i].length_squared()
+                + c.inertia[i].kinetic_energy(c.orientation[i], c.momentum[i]);
+            total += e;
+            let r = self.templates[c.template[i] as usize].radius;
+            floor += c.mass[i] * (g * r + r * r * per_step);
+            if e > top.0 {
+                top = (e, Some((BodyKind::Clump, i as u64 + 1)));
             }
         }
         EnergySurvey {

@@ -85,6 +85,19 @@ columns! {
     AngularMomentum(Vec3);
     /// Index of a block's shape in the simulation's shape table.
     ShapeId(u32);
+    /// The clump a ball row belongs to as one of its pebbles (its dense
+    /// index), or [`Owner::FREE`] for a ball of its own.
+    Owner(u32);
+    /// Index of a clump's template in the simulation's template table.
+    TemplateId(u32);
+    /// The ball row of a clump's first pebble; the others follow it, one
+    /// row per pebble of the template, in template order.
+    FirstPebble(u32);
+}
+
+impl Owner {
+    /// The owner of a ball that is a body of its own.
+    pub const FREE: Owner = Owner(u32::MAX);
 }
 
 /// Principal moments of inertia of a rigid body and what its rotation
@@ -130,6 +143,7 @@ pub struct BallBundle {
     group: Group,
     damping: Damping,
     fixity: Fixed,
+    owner: Owner,
 }
 
 impl BallBundle {
@@ -154,8 +168,59 @@ impl BallBundle {
             group: Group(b.group),
             damping: Damping(b.damping),
             fixity: Fixed(b.fixity),
+            owner: Owner::FREE,
         }
     }
+
+    /// The ball row of a pebble of clump `owner` (its dense index), at
+    /// `pos` moving with `vel` and `spin`. The row carries the clump's
+    /// `mass` and mean principal moment `inertia`, which the contacts of
+    /// the pebble take as the mass of their end (a pebble moves with its
+    /// clump); its damping and fixity are the clump's business and stay
+    /// zero, and its sums are gathered onto the clump after every contact
+    /// pass.
+    pub fn pebble(pebble: &PebbleRow) -> BallBundle {
+        BallBundle {
+            ball: Ball,
+            pos: Position(pebble.pos),
+            vel: Velocity(pebble.vel),
+            spin: Spin(pebble.spin),
+            radius: Radius(pebble.radius),
+            mass: Mass(pebble.mass),
+            inertia: Inertia(pebble.inertia),
+            inv_mass: InvMass(1.0 / pebble.mass),
+            inv_inertia: InvInertia(1.0 / pebble.inertia),
+            force: Force(Vec3::ZERO),
+            moment: Moment(Vec3::ZERO),
+            stiffness: Stiffness(0.0),
+            group: Group(pebble.group),
+            damping: Damping(0.0),
+            fixity: Fixed(Fixity::default()),
+            owner: Owner(pebble.owner),
+        }
+    }
+}
+
+/// What the ball row of one pebble is made from (see
+/// [`BallBundle::pebble`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PebbleRow {
+    /// Centre in the world (m).
+    pub pos: Vec3,
+    /// Velocity of the centre (m/s).
+    pub vel: Vec3,
+    /// The clump's angular velocity (rad/s).
+    pub spin: Vec3,
+    /// Radius (m).
+    pub radius: f64,
+    /// The clump's mass (kg).
+    pub mass: f64,
+    /// The clump's mean principal moment of inertia (kg m^2).
+    pub inertia: f64,
+    /// The clump's group.
+    pub group: u16,
+    /// The clump's dense index.
+    pub owner: u32,
 }
 
 /// Marker of the block archetype: convex polyhedral rigid bodies.
@@ -347,13 +412,18 @@ macro_rules! ball_view {
             damping: Damping,
             /// Fixed degrees of freedom.
             fixity: Fixed,
+            /// The clump of a pebble row, [`Owner::FREE`] for a ball.
+            owner: Owner,
         });
 
         impl $view<'_> {
             /// Total kinetic energy, translational plus rotational (J),
-            /// with the half-step velocities.
+            /// with the half-step velocities, of the balls that are bodies
+            /// of their own (pebble rows move with their clumps, whose
+            /// energy [`ClumpsRef::kinetic_energy`] gives).
             pub fn kinetic_energy(&self) -> f64 {
                 (0..self.len())
+                    .filter(|&i| self.owner[i] == Owner::FREE.0)
                     .map(|i| {
                         0.5 * self.mass[i] * self.vel[i].length_squared()
                             + 0.5 * self.inertia[i] * self.spin[i].length_squared()
@@ -361,9 +431,13 @@ macro_rules! ball_view {
                     .sum()
             }
 
-            /// Total linear momentum (kg m/s).
+            /// Total linear momentum of the balls that are bodies of their
+            /// own (kg m/s).
             pub fn momentum(&self) -> Vec3 {
-                (0..self.len()).map(|i| self.vel[i] * self.mass[i]).sum()
+                (0..self.len())
+                    .filter(|&i| self.owner[i] == Owner::FREE.0)
+                    .map(|i| self.vel[i] * self.mass[i])
+                    .sum()
             }
         }
     };
@@ -383,9 +457,14 @@ ball_view!(
     col_mut
 );
 
-macro_rules! block_view {
-    ($(#[$doc:meta])* $view:ident, $col:ident, $get:ident) => {
-        body_view!($(#[$doc])* $view, $col, $get, Block, "block", {
+/// The view of a rigid body kind (blocks, clumps): the columns they share
+/// (pose, motion, inertia, sums and properties) and `$extra` ones.
+macro_rules! rigid_view {
+    (
+        $(#[$doc:meta])* $view:ident, $col:ident, $get:ident, $marker:ty, $what:literal,
+        { $($extra:tt)* }
+    ) => {
+        body_view!($(#[$doc])* $view, $col, $get, $marker, $what, {
             /// Centroid (m).
             pos: Position,
             /// Velocity (m/s), half step.
@@ -414,8 +493,7 @@ macro_rules! block_view {
             damping: Damping,
             /// Fixed degrees of freedom.
             fixity: Fixed,
-            /// Shape index.
-            shape: ShapeId,
+            $($extra)*
         });
 
         impl $view<'_> {
@@ -437,17 +515,99 @@ macro_rules! block_view {
     };
 }
 
-block_view!(
+rigid_view!(
     /// Every block's columns, borrowed shared from the world.
-    BlocksRef,
-    Col,
-    col
+    BlocksRef, Col, col, Block, "block", {
+        /// Shape index.
+        shape: ShapeId,
+    }
 );
-block_view!(
+rigid_view!(
     /// Every block's columns, borrowed exclusively from the world.
-    BlocksMut,
-    ColMut,
-    col_mut
+    BlocksMut, ColMut, col_mut, Block, "block", {
+        /// Shape index.
+        shape: ShapeId,
+    }
+);
+
+/// Marker of the clump archetype: rigid bodies made of spherical
+/// pebbles.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Clump;
+
+/// Everything a clump is made of; every clump is spawned with exactly
+/// this. Its pebbles are ball rows ([`BallBundle::pebble`]) from
+/// [`FirstPebble`] on.
+#[derive(hecs::Bundle)]
+pub struct ClumpBundle {
+    clump: Clump,
+    pos: Position,
+    vel: Velocity,
+    spin: Spin,
+    orientation: Orientation,
+    momentum: AngularMomentum,
+    inertia: RotInertia,
+    mass: Mass,
+    inv_mass: InvMass,
+    force: Force,
+    moment: Moment,
+    stiffness: Stiffness,
+    group: Group,
+    damping: Damping,
+    fixity: Fixed,
+    template: TemplateId,
+    first: FirstPebble,
+}
+
+impl ClumpBundle {
+    /// The components of a clump of `mass` (kg) and principal moments
+    /// `inertia` whose pebbles start at ball row `first`.
+    pub fn new(
+        c: &crate::clump::ClumpInit,
+        mass: f64,
+        inertia: PrincipalInertia,
+        first: u32,
+    ) -> ClumpBundle {
+        let q = c.orientation.normalize();
+        ClumpBundle {
+            clump: Clump,
+            pos: Position(c.pos),
+            vel: Velocity(c.velocity),
+            spin: Spin(c.spin),
+            orientation: Orientation(q),
+            momentum: AngularMomentum(inertia.momentum(q, c.spin)),
+            inertia: RotInertia(inertia),
+            mass: Mass(mass),
+            inv_mass: InvMass(1.0 / mass),
+            force: Force(Vec3::ZERO),
+            moment: Moment(Vec3::ZERO),
+            stiffness: Stiffness(0.0),
+            group: Group(c.group),
+            damping: Damping(c.damping),
+            fixity: Fixed(c.fixity),
+            template: TemplateId(c.shape),
+            first: FirstPebble(first),
+        }
+    }
+}
+
+rigid_view!(
+    /// Every clump's columns, borrowed shared from the world.
+    ClumpsRef, Col, col, Clump, "clump", {
+        /// Template index.
+        template: TemplateId,
+        /// Ball row of the first pebble.
+        first: FirstPebble,
+    }
+);
+rigid_view!(
+    /// Every clump's columns, borrowed exclusively from the world.
+    ClumpsMut, ColMut, col_mut, Clump, "clump", {
+        /// Template index.
+        template: TemplateId,
+        /// Ball row of the first pebble.
+        first: FirstPebble,
+    }
 );
 
 /// Every wall, borrowed shared from the world, in index order.

@@ -14,7 +14,7 @@
 //!
 //! What is saved: the step, time and timestep; the moving columns of
 //! every body (position, velocity, spin, orientation and angular momentum
-//! of blocks, the last cycle's force, moment and timestep stiffness);
+//! of blocks and clumps, the clumps' pebble rows among the balls, the last cycle's force, moment and timestep stiffness);
 //! every wall whole (its vertices, frames, motion and servo); every
 //! contact lane whole (ids, pieces, planes, flags, model state, the last
 //! outputs, warm starts, the chunk order counters); the cell space (each
@@ -22,7 +22,7 @@
 //! same steps); the wall logic's links between contacts; the next contact
 //! id; which bond installs have happened; the block fallback log; the
 //! step and kinetic energy of the last blow-up energy check. What
-//! the setup fixes (radii, masses, shapes, facets' topology, model
+//! the setup fixes (radii, masses, shapes, clump templates, facets' topology, model
 //! properties, probe stiffnesses) comes from the setup.
 //!
 //! The format is a magic number, a format version, then the state
@@ -33,7 +33,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-use crate::body::{BallsMut, BallsRef, BlocksMut, BlocksRef};
+use crate::body::{BallsMut, BallsRef, BlocksMut, BlocksRef, ClumpsMut, ClumpsRef};
 use crate::cellspace::CellSpace;
 use crate::contact::ContactStore;
 use crate::math::{Quat, Vec3};
@@ -45,7 +45,7 @@ use crate::wall::Wall;
 const MAGIC: [u8; 8] = *b"TALUSCKP";
 /// Version of the layout after the magic; a checkpoint of another version
 /// is refused.
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
 
 /// Why a checkpoint cannot be read or restored.
 #[derive(Debug, thiserror::Error)]
@@ -102,6 +102,7 @@ struct State<'a> {
     sums_suspect: bool,
     balls: BodyState<'a>,
     blocks: BodyState<'a>,
+    clumps: BodyState<'a>,
     walls: Vec<Cow<'a, Wall>>,
     /// Per model, its lanes in pair-kind order, and its number of state
     /// slots.
@@ -185,6 +186,7 @@ impl State<'_> {
             sums_suspect: self.sums_suspect,
             balls: body(self.balls),
             blocks: body(self.blocks),
+            clumps: body(self.clumps),
             walls: self
                 .walls
                 .into_iter()
@@ -225,6 +227,7 @@ impl Simulation {
     pub fn checkpoint(&self, tag: &str) -> Vec<u8> {
         let balls = BallsRef::of(&self.world);
         let blocks = BlocksRef::of(&self.world);
+        let clumps = ClumpsRef::of(&self.world);
         let walls = crate::body::walls(&self.world);
         let mut proximity_ids: Vec<(u64, u64)> =
             self.proximity_ids.iter().map(|(&k, &v)| (k, v)).collect();
@@ -261,6 +264,16 @@ impl Simulation {
                 stiffness: Cow::Borrowed(&blocks.stiffness),
                 orientation: Cow::Borrowed(&blocks.orientation),
                 momentum: Cow::Borrowed(&blocks.momentum),
+            },
+            clumps: BodyState {
+                pos: Cow::Borrowed(&clumps.pos),
+                vel: Cow::Borrowed(&clumps.vel),
+                spin: Cow::Borrowed(&clumps.spin),
+                force: Cow::Borrowed(&clumps.force),
+                moment: Cow::Borrowed(&clumps.moment),
+                stiffness: Cow::Borrowed(&clumps.stiffness),
+                orientation: Cow::Borrowed(&clumps.orientation),
+                momentum: Cow::Borrowed(&clumps.momentum),
             },
             walls: walls.iter().map(Cow::Borrowed).collect(),
             models: self
@@ -303,8 +316,10 @@ impl Simulation {
         let mismatch = |what: &str, here: usize, there: usize| {
             CheckpointError::Mismatch(format!("{what}: {there} in the checkpoint, {here} here"))
         };
-        let n_balls = self.n_balls();
+        // Every ball row, the clumps' pebbles included.
+        let n_balls = self.balls().len();
         let n_blocks = self.n_blocks();
+        let n_clumps = self.n_clumps();
         let n_walls = self.n_walls();
         let fits = |b: &BodyState<'_>, n: usize, rigid: bool| {
             let lens = [
@@ -323,6 +338,9 @@ impl Simulation {
         }
         if !fits(&s.blocks, n_blocks, true) {
             return Err(mismatch("blocks", n_blocks, s.blocks.pos.len()));
+        }
+        if !fits(&s.clumps, n_clumps, true) {
+            return Err(mismatch("clumps", n_clumps, s.clumps.pos.len()));
         }
         if s.walls.len() != n_walls {
             return Err(mismatch("walls", n_walls, s.walls.len()));
@@ -385,6 +403,20 @@ impl Simulation {
             stiffness.copy_from_slice(&s.blocks.stiffness);
             orientation.copy_from_slice(&s.blocks.orientation);
             momentum.copy_from_slice(&s.blocks.momentum);
+        }
+        {
+            let c = ClumpsMut::of(&self.world);
+            let (mut pos, mut vel, mut spin) = (c.pos, c.vel, c.spin);
+            let (mut force, mut moment, mut stiffness) = (c.force, c.moment, c.stiffness);
+            let (mut orientation, mut momentum) = (c.orientation, c.momentum);
+            pos.copy_from_slice(&s.clumps.pos);
+            vel.copy_from_slice(&s.clumps.vel);
+            spin.copy_from_slice(&s.clumps.spin);
+            force.copy_from_slice(&s.clumps.force);
+            moment.copy_from_slice(&s.clumps.moment);
+            stiffness.copy_from_slice(&s.clumps.stiffness);
+            orientation.copy_from_slice(&s.clumps.orientation);
+            momentum.copy_from_slice(&s.clumps.momentum);
         }
         for (here, there) in self.walls_mut().iter_mut().zip(s.walls) {
             *here = there.into_owned();

@@ -8,7 +8,7 @@
 //! Invariant: at most one contact per piece pair; new contacts are created
 //! in sorted pair order, so ids do not depend on the thread count.
 
-use crate::body::{walls, BallsRef, BlocksRef};
+use crate::body::{walls, BallsRef, BlocksRef, Owner};
 use crate::contact::{ContactStore, BATCH, HELD, RELEASED};
 use crate::narrow::Masses;
 use crate::piece::{pair_key, PairKind, Piece, PieceKind};
@@ -39,6 +39,11 @@ impl Simulation {
                 let i = lo + i;
                 cells.update_ball(i, balls.pos[i], balls.radius[i]);
             }
+        }
+        // Pebbles the clump stage moved out of their cell extent.
+        for &i in &self.pebble_moves {
+            let i = i as usize;
+            cells.update_ball(i, balls.pos[i], balls.radius[i]);
         }
         let blocks = BlocksRef::of(&self.world);
         for (i, &x) in blocks.pos.iter().enumerate() {
@@ -113,6 +118,13 @@ impl Simulation {
             let key = pair_key(a, b);
             if self.contact_pairs.contains(&key) {
                 continue;
+            }
+            // The pebbles of one clump never touch each other.
+            if a.is_ball() && b.is_ball() {
+                let owner = balls.owner[a.index()];
+                if owner != Owner::FREE.0 && owner == balls.owner[b.index()] {
+                    continue;
+                }
             }
             let group = |p: Piece| match p.kind() {
                 PieceKind::Ball => balls.group[p.index()],

@@ -30,6 +30,22 @@ pub enum SetupError {
         /// What is wrong.
         message: String,
     },
+    /// A clump is invalid.
+    #[error("clump {id}: {message}")]
+    Clump {
+        /// Clump id.
+        id: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// A clump template is invalid.
+    #[error("clump template '{template}': {message}")]
+    Template {
+        /// Template name.
+        template: String,
+        /// What is wrong.
+        message: String,
+    },
     /// The run needs something the engine does not do yet.
     #[error("not supported yet: {0}")]
     Unsupported(String),

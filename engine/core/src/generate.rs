@@ -17,6 +17,7 @@
 //! farther apart than they need to.
 
 use crate::block::BlockShape;
+use crate::clump::ClumpTemplate;
 use crate::math::{Aabb, Quat, Vec3};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -291,12 +292,111 @@ pub enum BlockOrientation {
     Random,
 }
 
-/// What a block generator draws from: the shape table, the shapes to use
-/// with their weights, and how to orient the blocks.
+/// What a rigid body of a generator is made from: a block's shape or a
+/// clump's template, with what placing it needs.
+pub trait Template {
+    /// The body kind, for messages ("block", "clump").
+    const BODY: &'static str;
+    /// The name of what it is made from, for messages ("shape",
+    /// "template").
+    const NOUN: &'static str;
+    /// Its name.
+    fn name(&self) -> &str;
+    /// Volume (m^3).
+    fn volume(&self) -> f64;
+    /// Principal moments of inertia for unit density (m^5).
+    fn unit_moments(&self) -> Vec3;
+    /// The centroid in the frame it was given in (m).
+    fn input_centroid(&self) -> Vec3;
+    /// Pieces a body of it has (a block 1, a clump its pebbles).
+    fn pieces(&self) -> usize;
+    /// Distance from the centroid to the farthest point (m).
+    fn bounding_radius(&self) -> f64;
+    /// Rotation from its principal frame to the frame it was given in.
+    fn input_rotation(&self) -> Quat;
+    /// The axis-aligned box about the centroid of the body turned by
+    /// `rotation` (principal frame to world): (lower, upper) corners (m).
+    fn turned_extent(&self, rotation: Quat) -> (Vec3, Vec3);
+}
+
+impl Template for BlockShape {
+    const BODY: &'static str = "block";
+    const NOUN: &'static str = "shape";
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn volume(&self) -> f64 {
+        self.volume
+    }
+    fn unit_moments(&self) -> Vec3 {
+        self.unit_moments
+    }
+    fn input_centroid(&self) -> Vec3 {
+        self.input_centroid
+    }
+    fn pieces(&self) -> usize {
+        1
+    }
+    fn bounding_radius(&self) -> f64 {
+        self.radius
+    }
+    fn input_rotation(&self) -> Quat {
+        self.input_rotation
+    }
+    fn turned_extent(&self, rotation: Quat) -> (Vec3, Vec3) {
+        let r = self.rounding;
+        box_of(self.polyhedron.vertices().iter().map(|&v| (v, r)), rotation)
+    }
+}
+
+impl Template for ClumpTemplate {
+    const BODY: &'static str = "clump";
+    const NOUN: &'static str = "shape";
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn volume(&self) -> f64 {
+        self.volume
+    }
+    fn unit_moments(&self) -> Vec3 {
+        self.unit_moments
+    }
+    fn input_centroid(&self) -> Vec3 {
+        self.input_centroid
+    }
+    fn pieces(&self) -> usize {
+        self.pebbles.len()
+    }
+    fn bounding_radius(&self) -> f64 {
+        self.radius
+    }
+    fn input_rotation(&self) -> Quat {
+        self.input_rotation
+    }
+    fn turned_extent(&self, rotation: Quat) -> (Vec3, Vec3) {
+        box_of(self.pebbles.iter().copied(), rotation)
+    }
+}
+
+/// The axis-aligned box of balls `(centre, radius)` turned by `rotation`
+/// about the origin: (lower, upper) corners (m).
+fn box_of(balls: impl Iterator<Item = (Vec3, f64)>, rotation: Quat) -> (Vec3, Vec3) {
+    let mut lo = Vec3::splat(f64::INFINITY);
+    let mut hi = Vec3::splat(f64::NEG_INFINITY);
+    for (c, r) in balls {
+        let p = rotation * c;
+        lo = lo.min(p - Vec3::splat(r));
+        hi = hi.max(p + Vec3::splat(r));
+    }
+    (lo, hi)
+}
+
+/// What a block (or clump) generator draws from: the shape table, the
+/// shapes to use with their weights, and how to orient the bodies.
 #[derive(Clone, Copy, Debug)]
-pub struct BlockMix<'a> {
-    /// Every shape of the simulation, by index.
-    pub shapes: &'a [BlockShape],
+pub struct BlockMix<'a, S = BlockShape> {
+    /// Every shape (or template) of the simulation, by index.
+    pub shapes: &'a [S],
     /// The shapes to use (index into `shapes`) with their weights (>= 0,
     /// at least one > 0): each block takes a shape with probability
     /// proportional to its weight.
@@ -305,9 +405,9 @@ pub struct BlockMix<'a> {
     pub orientation: BlockOrientation,
 }
 
-impl BlockMix<'_> {
+impl<S: Template> BlockMix<'_, S> {
     /// A shape and an orientation for the next block.
-    fn draw(&self, rng: &mut ChaCha8Rng) -> (&BlockShape, u32, Quat) {
+    fn draw(&self, rng: &mut ChaCha8Rng) -> (&S, u32, Quat) {
         let k = pick_shape(rng, self.choices);
         let shape = &self.shapes[k as usize];
         let turn = match self.orientation {
@@ -333,8 +433,8 @@ pub struct PlacedBlock {
 /// The orientation of a block (principal frame to world) whose shape is
 /// turned by `turn` from the frame it was given in: users think of a
 /// box's edges along x, y, z as written, not of its principal axes.
-pub fn given_to_world(shape: &BlockShape, turn: Quat) -> Quat {
-    (turn * shape.input_rotation).normalize()
+pub fn given_to_world<S: Template>(shape: &S, turn: Quat) -> Quat {
+    (turn * shape.input_rotation()).normalize()
 }
 
 /// A rotation drawn uniformly from all rotations (the Haar measure), by
@@ -388,8 +488,8 @@ fn pick_shape(rng: &mut ChaCha8Rng, choices: &[(u32, f64)]) -> u32 {
 /// # Errors
 /// A message when a shape's bounding sphere is larger than the region or
 /// a block finds no place in `max_attempts` tries.
-pub fn random_blocks(
-    mix: &BlockMix<'_>,
+pub fn random_blocks<S: Template>(
+    mix: &BlockMix<'_, S>,
     count: usize,
     region: Aabb,
     seed: u64,
@@ -400,11 +500,11 @@ pub fn random_blocks(
     let largest = mix
         .choices
         .iter()
-        .map(|c| mix.shapes[c.0 as usize].radius)
+        .map(|c| mix.shapes[c.0 as usize].bounding_radius())
         .fold(0.0, f64::max);
     let draw = |rng: &mut ChaCha8Rng| {
         let (shape, k, turn) = mix.draw(rng);
-        (shape.radius, (k, turn))
+        (shape.bounding_radius(), (k, turn))
     };
     let spheres = SpherePlacement {
         count,
@@ -426,27 +526,17 @@ pub fn random_blocks(
             radius,
             what: (k, _),
         }) => Err(format!(
-            "a block of shape '{}' (bounding radius {radius} m) does not fit in the region at all",
-            mix.shapes[k as usize].name
+            "a {} of {} '{}' (bounding radius {radius} m) does not fit in the region at all",
+            S::BODY,
+            S::NOUN,
+            mix.shapes[k as usize].name()
         )),
         Err(Refusal::Full { index, placed }) => Err(format!(
-            "cannot fit {count} blocks: block {} found no free place for its bounding sphere in {max_attempts} attempts (placed {placed}); enlarge the region or reduce the count",
-            index + 1
+            "cannot fit {count} {body}s: {body} {} found no free place for its bounding sphere in {max_attempts} attempts (placed {placed}); enlarge the region or reduce the count",
+            index + 1,
+            body = S::BODY
         )),
     }
-}
-
-/// The axis-aligned box of `shape` turned by `rotation` (principal frame
-/// to world), about the centroid: (lower, upper) corners (m).
-fn turned_extent(shape: &BlockShape, rotation: Quat) -> (Vec3, Vec3) {
-    let mut lo = Vec3::splat(f64::INFINITY);
-    let mut hi = Vec3::splat(f64::NEG_INFINITY);
-    for &v in shape.polyhedron.vertices() {
-        let p = rotation * v;
-        lo = lo.min(p);
-        hi = hi.max(p);
-    }
-    (lo, hi)
 }
 
 /// The smallest lattice spacing that keeps the blocks of
@@ -454,17 +544,17 @@ fn turned_extent(shape: &BlockShape, rotation: Quat) -> (Vec3, Vec3) {
 /// under a fixed orientation (two sites differ by at least one spacing
 /// along some axis, where the boxes then cannot overlap), or the largest
 /// bounding-sphere diameter under random orientations.
-pub fn lattice_block_spacing(mix: &BlockMix<'_>) -> f64 {
+pub fn lattice_block_spacing<S: Template>(mix: &BlockMix<'_, S>) -> f64 {
     mix.choices
         .iter()
         .map(|c| {
             let shape = &mix.shapes[c.0 as usize];
             match mix.orientation {
                 BlockOrientation::Fixed(turn) => {
-                    let (lo, hi) = turned_extent(shape, given_to_world(shape, turn));
+                    let (lo, hi) = shape.turned_extent(given_to_world(shape, turn));
                     (hi - lo).max_element()
                 }
-                BlockOrientation::Random => 2.0 * shape.radius,
+                BlockOrientation::Random => 2.0 * shape.bounding_radius(),
             }
         })
         .fold(0.0, f64::max)
@@ -479,8 +569,8 @@ pub fn lattice_block_spacing(mix: &BlockMix<'_>) -> f64 {
 /// (random orientations), so with `spacing` at least
 /// [`lattice_block_spacing`] no two blocks overlap and each lies in its
 /// cell.
-pub fn lattice_blocks(
-    mix: &BlockMix<'_>,
+pub fn lattice_blocks<S: Template>(
+    mix: &BlockMix<'_, S>,
     spacing: f64,
     region: Aabb,
     counts: Option<[usize; 3]>,
@@ -498,7 +588,7 @@ pub fn lattice_blocks(
                 let pos = match mix.orientation {
                     BlockOrientation::Random => cell,
                     BlockOrientation::Fixed(_) => {
-                        let (lo, hi) = turned_extent(s, turn);
+                        let (lo, hi) = s.turned_extent(turn);
                         cell - 0.5 * (lo + hi)
                     }
                 };
@@ -728,7 +818,7 @@ mod tests {
         // edge (z as written), but an identity turn leaves it as written.
         let shapes = shapes();
         let q = given_to_world(&shapes[0], Quat::IDENTITY);
-        let (lo, hi) = turned_extent(&shapes[0], q);
+        let (lo, hi) = shapes[0].turned_extent(q);
         assert!((hi - lo - Vec3::new(0.1, 0.2, 0.4)).abs().max_element() < 1e-14);
     }
 }

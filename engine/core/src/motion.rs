@@ -7,12 +7,13 @@
 //! the first body that blew up ([`crate::blowup`]) in the same loop.
 //! Invariant: velocities live at half steps, positions at whole steps.
 
+use crate::balls::Fixity;
 use crate::blowup;
 use crate::body::{BallsMut, BallsRef, BlocksMut};
 use crate::cellspace::{self};
 use crate::error::StepError;
-use crate::math::Vec3;
-use crate::rigid::{mean_spin, RigidRotation};
+use crate::math::{Quat, Vec3};
+use crate::rigid::{mean_spin, PrincipalInertia, RigidRotation};
 use crate::sim::*;
 use crate::snapshot::BodyKind;
 use crate::team::{self};
@@ -48,15 +49,17 @@ impl Simulation {
         let g = self.settings.gravity;
         let fraction = self.settings.blowup.fraction;
         let screen = blowup::Screen::new(fraction, self.ball_radius_min, dt);
+        // Pebble rows (after the free balls) move with their clumps.
+        let free = self.first_pebble_row();
         let mut b = BallsMut::of(&self.world);
         let cells = self.cells.as_ref();
         self.rebin.resize(b.pos.len(), true);
         let (pos, vel, spin, (inv_mass, inv_inertia), (damping, fixity)) = (
-            &mut b.pos,
-            &mut b.vel,
-            &mut b.spin,
-            (&b.inv_mass[..], &b.inv_inertia[..]),
-            (&b.damping[..], &b.fixity[..]),
+            &mut b.pos[..free],
+            &mut b.vel[..free],
+            &mut b.spin[..free],
+            (&b.inv_mass[..free], &b.inv_inertia[..free]),
+            (&b.damping[..free], &b.fixity[..free]),
         );
         // Without a cell space (not yet prepared) every ball is re-binned.
         let refs = cells.map(|c| (c.ball_refs(), c.tolerance * c.tolerance));
@@ -69,10 +72,10 @@ impl Simulation {
             .chunks_mut(block)
             .zip(vel.chunks_mut(block))
             .zip(spin.chunks_mut(block))
-            .zip(self.rebin.chunks_mut(block))
-            .zip(b.force.chunks_mut(block))
-            .zip(b.moment.chunks_mut(block))
-            .zip(b.stiffness.chunks_mut(block));
+            .zip(self.rebin[..free].chunks_mut(block))
+            .zip(b.force[..free].chunks_mut(block))
+            .zip(b.moment[..free].chunks_mut(block))
+            .zip(b.stiffness[..free].chunks_mut(block));
         self.motion_blocks = team::map(
             columns.collect(),
             |c, ((((((x, v), w), rebin), force), moment), stiffness)| {
@@ -140,7 +143,7 @@ impl Simulation {
         // screen to the block's end, blocks in order: the first ball found
         // is the lowest id that blew up, on any thread count.
         let b = BallsRef::of(&self.world);
-        let n = b.len();
+        let n = free;
         let found = self
             .motion_blocks
             .iter()
@@ -206,32 +209,29 @@ impl Simulation {
                 let mut bad = None;
                 for j in 0..pos.len() {
                     let i = start + j;
-                    let (a, fix) = (damping[i], fixity[i]);
-                    let acc = force[j] * im[i] + g;
-                    let mut vn = vel[j];
-                    for k in 0..3 {
-                        if !fix.fixed(k) {
-                            vn[k] += (acc[k] - a * acc[k].abs() * sign(vn[k])) * dt;
-                        }
-                    }
-                    let mut rot = RigidRotation {
-                        orientation: q[j],
-                        momentum: l[j],
+                    let body = RigidState {
+                        pos: &mut pos[j],
+                        vel: &mut vel[j],
+                        spin: &mut spin[j],
+                        orientation: &mut q[j],
+                        momentum: &mut l[j],
                     };
-                    rot.step(&inertia[i], moment[j], a, fix.fixed(3), dt);
-                    spin[j] = mean_spin(q[j], rot.orientation, dt);
-                    (q[j], l[j]) = (rot.orientation, rot.momentum);
-                    (force[j], moment[j], stiffness[j]) = (Vec3::ZERO, Vec3::ZERO, 0.0);
-                    pos[j] += vn * dt;
-                    vel[j] = vn;
+                    let load = Load {
+                        force: &mut force[j],
+                        moment: &mut moment[j],
+                        stiffness: &mut stiffness[j],
+                    };
+                    let rule = Rule {
+                        inv_mass: im[i],
+                        inertia: &inertia[i],
+                        damping: damping[i],
+                        fixity: fixity[i],
+                        ball_rotation: false,
+                    };
+                    let finite = rigid_step(body, load, &rule, g, dt);
                     if bad.is_none() {
-                        let finite = pos[j].is_finite()
-                            && vn.is_finite()
-                            && q[j].is_finite()
-                            && l[j].is_finite()
-                            && spin[j].is_finite();
                         let size = shapes[shape[i] as usize].radius;
-                        bad = blowup::sign_of(finite, vn, spin[j], size, dt, fraction)
+                        bad = blowup::sign_of(finite, vel[j], spin[j], size, dt, fraction)
                             .map(|sign| (i, sign));
                     }
                 }
@@ -244,6 +244,82 @@ impl Simulation {
             None => Ok(()),
         }
     }
+}
+
+/// The moving state of one rigid body (a block or a clump).
+pub(crate) struct RigidState<'a> {
+    pub(crate) pos: &'a mut Vec3,
+    pub(crate) vel: &'a mut Vec3,
+    pub(crate) spin: &'a mut Vec3,
+    pub(crate) orientation: &'a mut Quat,
+    pub(crate) momentum: &'a mut Vec3,
+}
+
+/// The sums one rigid body's law of motion uses up (and zeroes).
+pub(crate) struct Load<'a> {
+    pub(crate) force: &'a mut Vec3,
+    pub(crate) moment: &'a mut Vec3,
+    pub(crate) stiffness: &'a mut f64,
+}
+
+/// What sets one rigid body's law of motion.
+pub(crate) struct Rule<'a> {
+    pub(crate) inv_mass: f64,
+    pub(crate) inertia: &'a PrincipalInertia,
+    pub(crate) damping: f64,
+    pub(crate) fixity: Fixity,
+    /// Turn by the balls' rule (`w += M / I dt` per component, exact for
+    /// three equal moments) instead of [`RigidRotation::step`].
+    pub(crate) ball_rotation: bool,
+}
+
+/// One step of a rigid body: the translation as for balls (local damping
+/// per component, gravity, fixity per axis), the rotation by
+/// [`RigidRotation::step`] with the mean angular velocity over the step as
+/// its spin, or by the balls' rule where `rule.ball_rotation` says so,
+/// the orientation then turned by `w dt`. The sums are zeroed. Returns
+/// whether the new state is finite.
+#[inline]
+pub(crate) fn rigid_step(
+    body: RigidState<'_>,
+    load: Load<'_>,
+    rule: &Rule<'_>,
+    g: Vec3,
+    dt: f64,
+) -> bool {
+    let (a, fix) = (rule.damping, rule.fixity);
+    let acc = *load.force * rule.inv_mass + g;
+    let mut vn = *body.vel;
+    for k in 0..3 {
+        if !fix.fixed(k) {
+            vn[k] += (acc[k] - a * acc[k].abs() * sign(vn[k])) * dt;
+        }
+    }
+    let (q, l, spin) = (body.orientation, body.momentum, body.spin);
+    if rule.ball_rotation {
+        let alpha = *load.moment * rule.inertia.inverse().x;
+        let mut wn = *spin;
+        for k in 0..3 {
+            if !fix.fixed(k + 3) {
+                wn[k] += (alpha[k] - a * alpha[k].abs() * sign(wn[k])) * dt;
+            }
+        }
+        *q = (Quat::from_scaled_axis(wn * dt) * *q).normalize();
+        *l = rule.inertia.momentum(*q, wn);
+        *spin = wn;
+    } else {
+        let mut rot = RigidRotation {
+            orientation: *q,
+            momentum: *l,
+        };
+        rot.step(rule.inertia, *load.moment, a, fix.fixed(3), dt);
+        *spin = mean_spin(*q, rot.orientation, dt);
+        (*q, *l) = (rot.orientation, rot.momentum);
+    }
+    (*load.force, *load.moment, *load.stiffness) = (Vec3::ZERO, Vec3::ZERO, 0.0);
+    *body.pos += vn * dt;
+    *body.vel = vn;
+    body.pos.is_finite() && vn.is_finite() && q.is_finite() && l.is_finite() && spin.is_finite()
 }
 
 /// Balls per block of a parallel loop over `n` balls: eight blocks per

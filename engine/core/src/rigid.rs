@@ -125,6 +125,16 @@ impl PrincipalInertia {
         self.moments
     }
 
+    /// Their reciprocals (1/(kg m^2)), each `1.0 / I_k`.
+    pub fn inverse(&self) -> Vec3 {
+        self.inverse
+    }
+
+    /// Whether the three moments are equal (bit for bit).
+    pub fn is_isotropic(&self) -> bool {
+        self.isotropic
+    }
+
     /// The inertia tensor in world axes for orientation `q`:
     /// `R I R^T` (kg m^2).
     pub fn world_tensor(&self, q: Quat) -> Mat3 {

@@ -14,7 +14,7 @@
 //! is alive.
 
 use crate::block::BlockShape;
-use crate::body::{BallsRef, BlocksRef, Col, WallBody};
+use crate::body::{BallsRef, BlocksRef, ClumpsRef, Col, WallBody};
 use crate::geometry::Region;
 use crate::math::{Quat, Vec3};
 use crate::piece::{PairKind, Piece, PieceKind};
@@ -35,6 +35,13 @@ pub enum PieceId {
         /// Block id (from 1, in creation order among blocks).
         id: u64,
     },
+    /// Pebble `index` of the clump of id `clump`.
+    Pebble {
+        /// Clump id (from 1, in creation order among clumps).
+        clump: u64,
+        /// Pebble index in the clump's template (from 0).
+        index: u32,
+    },
     /// Facet `index` of the wall of id `wall`.
     Facet {
         /// Wall id (from 1, in the order walls were added).
@@ -45,28 +52,58 @@ pub enum PieceId {
 }
 
 impl PieceId {
-    /// The id of the body the piece belongs to: the ball's or block's
-    /// id, or the facet's wall id.
+    /// The id of the body the piece belongs to: the ball's, block's or
+    /// clump's id, or the facet's wall id.
     #[inline]
     pub fn body(self) -> u64 {
         match self {
             PieceId::Ball { id } | PieceId::Block { id } => id,
+            PieceId::Pebble { clump, .. } => clump,
             PieceId::Facet { wall, .. } => wall,
         }
     }
 
-    /// The facet index in its wall, `None` for a ball or a block.
+    /// The facet index in its wall, `None` for any other piece.
     #[inline]
     pub fn facet(self) -> Option<u32> {
         match self {
-            PieceId::Ball { .. } | PieceId::Block { .. } => None,
             PieceId::Facet { index, .. } => Some(index),
+            _ => None,
         }
     }
 
-    /// The id of piece `p` (`walls` gives a facet's wall id).
-    fn of(p: Piece, sim: &Simulation, walls: &[Wall]) -> PieceId {
+    /// The pebble index in its clump's template, `None` for any other
+    /// piece.
+    #[inline]
+    pub fn pebble(self) -> Option<u32> {
+        match self {
+            PieceId::Pebble { index, .. } => Some(index),
+            _ => None,
+        }
+    }
+
+    /// The kind of the body the piece belongs to, `None` for a facet.
+    #[inline]
+    pub fn body_kind(self) -> Option<BodyKind> {
+        match self {
+            PieceId::Ball { .. } => Some(BodyKind::Ball),
+            PieceId::Block { .. } => Some(BodyKind::Block),
+            PieceId::Pebble { .. } => Some(BodyKind::Clump),
+            PieceId::Facet { .. } => None,
+        }
+    }
+
+    /// The id of piece `p` (`walls` gives a facet's wall id, `pebbles`
+    /// the clump of a pebble row).
+    fn of(p: Piece, sim: &Simulation, walls: &[Wall], pebbles: &Pebbles<'_>) -> PieceId {
         match p.kind() {
+            PieceKind::Ball if p.index() >= pebbles.free => {
+                let c = pebbles.owner[p.index()] as usize;
+                PieceId::Pebble {
+                    clump: c as u64 + 1,
+                    index: (p.index() - pebbles.first[c] as usize) as u32,
+                }
+            }
             PieceKind::Ball => PieceId::Ball {
                 id: ball_id(p.index()),
             },
@@ -86,7 +123,13 @@ impl PieceId {
     /// The public id of piece `p`.
     pub(crate) fn public(p: Piece, sim: &Simulation) -> PieceId {
         let walls = crate::body::walls(&sim.world);
-        PieceId::of(p, sim, &walls)
+        let (balls, clumps) = (sim.balls(), sim.clumps());
+        let pebbles = Pebbles {
+            free: sim.first_pebble_row(),
+            owner: &balls.owner,
+            first: &clumps.first,
+        };
+        PieceId::of(p, sim, &walls, &pebbles)
     }
 
     /// Whether the piece is a wall facet.
@@ -94,6 +137,14 @@ impl PieceId {
     pub fn is_facet(self) -> bool {
         matches!(self, PieceId::Facet { .. })
     }
+}
+
+/// Where the pebble rows are: from ball row `free` on, each owned by the
+/// clump `owner[row]`, whose first row is `first[clump]`.
+struct Pebbles<'a> {
+    free: usize,
+    owner: &'a [u32],
+    first: &'a [u32],
 }
 
 /// One contact as it stands after the last cycle.
@@ -153,6 +204,8 @@ pub enum BodyKind {
     Ball,
     /// A convex polyhedral rigid block.
     Block,
+    /// A clump of spherical pebbles.
+    Clump,
 }
 
 impl BodyKind {
@@ -161,6 +214,7 @@ impl BodyKind {
         match self {
             BodyKind::Ball => "ball",
             BodyKind::Block => "block",
+            BodyKind::Clump => "clump",
         }
     }
 }
@@ -174,14 +228,15 @@ pub struct BodyRow<'a> {
     pub kind: BodyKind,
     /// Name of the body's group.
     pub group: &'a str,
-    /// Radius (m): a ball's, or the bounding radius of a block's shape
-    /// about its centroid.
+    /// Radius (m): a ball's, or the bounding radius of a block's shape or
+    /// a clump's template about its centroid.
     pub radius: f64,
-    /// Rotation from the body frame to the world (a block's principal
-    /// frame; the identity for a ball, whose spin is not integrated into
-    /// an orientation).
+    /// Rotation from the body frame to the world (a block's or clump's
+    /// principal frame; the identity for a ball, whose spin is not
+    /// integrated into an orientation).
     pub orientation: Quat,
-    /// A block's shape index (see [`Snapshot::shapes`]).
+    /// A block's shape index (see [`Snapshot::shapes`]) or a clump's
+    /// template index (see [`Snapshot::templates`]).
     pub shape: Option<u32>,
     /// Mass (kg).
     pub mass: f64,
@@ -262,6 +317,9 @@ pub struct Snapshot<'a> {
     sim: &'a Simulation,
     balls: BallsRef<'a>,
     blocks: BlocksRef<'a>,
+    clumps: ClumpsRef<'a>,
+    /// Ball rows before the first pebble.
+    free: usize,
     walls: Col<'a, WallBody>,
     /// Per lane (models in order, lanes in pair-kind order), the contact
     /// planes brought up to date; empty for a view that reads the stored
@@ -301,6 +359,8 @@ impl Simulation {
             sim: self,
             balls: self.balls(),
             blocks: self.blocks(),
+            clumps: self.clumps(),
+            free: self.first_pebble_row(),
             walls: self.walls(),
             planes: Vec::new(),
         }
@@ -334,15 +394,21 @@ impl<'a> Snapshot<'a> {
     pub fn contacts(&self) -> impl Iterator<Item = ContactRow<'_>> + '_ {
         let sim = self.sim;
         let walls = &*self.walls;
+        let pebbles = Pebbles {
+            free: self.free,
+            owner: &self.balls.owner,
+            first: &self.clumps.first,
+        };
         let lanes = sim.models.iter().enumerate();
         let lanes = lanes.flat_map(|(mi, m)| m.lanes.iter().map(move |lane| (mi, m, lane)));
         lanes.enumerate().flat_map(move |(li, (mi, m, lane))| {
+            let pebbles = Pebbles { ..pebbles };
             let (st, pair) = (&lane.store, lane.pair());
             let planes = self.planes.get(li).unwrap_or(&st.plane);
             (0..st.len()).map(move |k| {
                 let (p, o) = (&planes[k], &st.output[k]);
                 let b = st.end2[k];
-                let end2 = PieceId::of(b, sim, walls);
+                let end2 = PieceId::of(b, sim, walls, &pebbles);
                 let (region, links) = if b.is_facet() {
                     let links = sim
                         .wall_info
@@ -357,7 +423,7 @@ impl<'a> Snapshot<'a> {
                 let global = |v: [f64; 3]| p.n * v[0] + p.s * v[1] + p.t * v[2];
                 ContactRow {
                     id: st.id[k],
-                    end1: PieceId::of(st.end1[k], sim, walls),
+                    end1: PieceId::of(st.end1[k], sim, walls, &pebbles),
                     end2,
                     pair,
                     model: mi,
@@ -386,9 +452,17 @@ impl<'a> Snapshot<'a> {
         self.sim.group_names()
     }
 
-    /// Number of bodies.
+    /// Number of bodies (balls, blocks and clumps; pebbles are pieces of
+    /// their clumps).
     pub fn n_bodies(&self) -> usize {
-        self.balls.len() + self.blocks.len()
+        self.free + self.blocks.len() + self.clumps.len()
+    }
+
+    /// The clump templates, by index, each in its principal frame: the
+    /// pebble at `c` of a clump sits at `orientation * c + centre` in the
+    /// world.
+    pub fn templates(&self) -> &[crate::clump::ClumpTemplate] {
+        self.sim.templates()
     }
 
     /// The block shapes, by index, each in its principal frame: a block's
@@ -397,14 +471,15 @@ impl<'a> Snapshot<'a> {
         self.sim.shapes()
     }
 
-    /// Every body: balls in index order, then blocks in index order.
+    /// Every body: balls in index order, then blocks, then clumps, each in
+    /// index order.
     pub fn bodies(&self) -> impl ExactSizeIterator<Item = BodyRow<'_>> + '_ {
         let b = &self.balls;
         let groups = self.sim.group_names();
         let (group, radius, mass) = (&*b.group, &*b.radius, &*b.mass);
         let (pos, vel, spin) = (&*b.pos, &*b.vel, &*b.spin);
         let (force, moment) = (&*b.force, &*b.moment);
-        let balls = (0..b.len()).map(move |i| BodyRow {
+        let balls = (0..self.free).map(move |i| BodyRow {
             id: ball_id(i),
             kind: BodyKind::Ball,
             group: &groups[group[i] as usize],
@@ -434,7 +509,24 @@ impl<'a> Snapshot<'a> {
             force: k.force[i],
             moment: k.moment[i],
         });
-        Exact(balls.chain(blocks), b.len() + k.len())
+        let c = &self.clumps;
+        let templates = self.sim.templates();
+        let clumps = (0..c.len()).map(move |i| BodyRow {
+            id: i as u64 + 1,
+            kind: BodyKind::Clump,
+            group: &groups[c.group[i] as usize],
+            radius: templates[c.template[i] as usize].radius,
+            orientation: c.orientation[i],
+            shape: Some(c.template[i]),
+            mass: c.mass[i],
+            pos: c.pos[i],
+            vel: c.vel[i],
+            spin: c.spin[i],
+            force: c.force[i],
+            moment: c.moment[i],
+        });
+        let n = self.n_bodies();
+        Exact(balls.chain(blocks).chain(clumps), n)
     }
 
     /// Number of walls.

@@ -1,7 +1,8 @@
 //! One cycle, in stage order (see [`Simulation::cycle`]):
 //! 1. timestep ([`crate::timestep`]): fixed, or automatic from the
 //!    stiffnesses of the last cycle;
-//! 2. law of motion ([`crate::motion`]) and wall motion;
+//! 2. law of motion ([`crate::motion`]; clumps and their pebbles in
+//!    [`crate::clump`]) and wall motion;
 //! 3. contact detection ([`crate::detect`]): re-binning only pieces that
 //!    left their cell extent; contacts created in sorted pair order, so
 //!    ids are the same for any thread count;
@@ -10,7 +11,8 @@
 //! 5. the contact pass ([`crate::pass`]): per chunk of [`crate::BATCH`] contacts
 //!    the narrow phase ([`crate::narrow`]), one plugin call, and the force
 //!    sums ([`crate::sums`]);
-//! 6. the finiteness check of the sums.
+//! 6. the finiteness check of the sums, and the pebbles' sums gathered
+//!    onto their clumps ([`crate::clump`]).
 //!
 //! Every parallel stage computes per-contact or per-ball values that do not
 //! depend on other items of the same stage, and every sum is taken in a
@@ -92,6 +94,7 @@ impl Simulation {
         let mut clock = Instant::now();
         self.motion(dt)?;
         self.block_motion(dt)?;
+        self.clump_motion(dt)?;
         if self.step.is_multiple_of(ENERGY_EVERY) {
             self.check_energy()?;
         }
@@ -112,6 +115,7 @@ impl Simulation {
         self.resolve_and_forces(dt)?;
         self.stage_times.contacts += lap(&mut clock);
         self.check_sums()?;
+        self.gather_clumps();
         self.stage_times.checks += lap(&mut clock);
         // Servo walls choose the velocity of the next step from this
         // step's load.

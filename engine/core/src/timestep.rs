@@ -1,7 +1,7 @@
 //! The timestep: fixed, or automatic from the stiffnesses that the models
 //! reported for each ball's contacts in the last cycle.
 
-use crate::body::{BallsRef, BlocksRef};
+use crate::body::{BallsRef, BlocksRef, ClumpsRef};
 use crate::error::StepError;
 use crate::sim::*;
 use crate::team::{self};
@@ -16,7 +16,12 @@ pub enum Timestep {
     /// could-be-active contacts of ball `i` (at least one contact's worth,
     /// so free-flying balls are bounded too); for blocks also
     /// `sqrt(I_min / (k_i r_i^2))` with `r_i` the bounding radius of the
-    /// block's shape.
+    /// block's shape; for clumps, with `k_i` summed over the pebbles, also
+    /// `1 / sqrt(k_i sum_a d_a^2 / I_a)` over the principal axes `a`, `d_a`
+    /// the largest distance of a pebble centre from axis `a`: the trace
+    /// of the rotational stiffness over inertia, which bounds its largest
+    /// eigenvalue (a normal force passes through its pebble's centre;
+    /// tangential springs are left out, as for balls).
     Auto {
         /// Safety factor in (0, 1].
         safety: f64,
@@ -37,7 +42,9 @@ impl Simulation {
     pub(crate) fn auto_timestep(&self, safety: f64) -> Result<f64, StepError> {
         let b = BallsRef::of(&self.world);
         let blocks = BlocksRef::of(&self.world);
-        match critical_timestep(self.stiffness_rate(&b.stiffness, &blocks.stiffness)) {
+        let clumps = ClumpsRef::of(&self.world);
+        let rate = self.stiffness_rate(&b.stiffness, &blocks.stiffness, &clumps.stiffness);
+        match critical_timestep(rate) {
             Some(dt) => Ok(safety * dt),
             None => Err(StepError::Timestep(
                 "no model reports a stiffness, so the automatic timestep is undefined; give dt a number".into(),
@@ -46,16 +53,16 @@ impl Simulation {
     }
 
     /// The largest `k / m` over bodies (1/s^2), from the timestep
-    /// stiffness sums `ball_k` and `block_k` (N/m, by index), each at
-    /// least the body's probe stiffness; for blocks also the rotational
-    /// `k r^2 / I_min`.
-    pub(crate) fn stiffness_rate(&self, ball_k: &[f64], block_k: &[f64]) -> f64 {
+    /// stiffness sums `ball_k`, `block_k` and `clump_k` (N/m, by index;
+    /// pebble rows of `ball_k` are not read), each at least the body's
+    /// probe stiffness; for blocks also the rotational `k r^2 / I_min`,
+    /// for clumps `k sum_a d_a^2 / I_a`.
+    pub(crate) fn stiffness_rate(&self, ball_k: &[f64], block_k: &[f64], clump_k: &[f64]) -> f64 {
         // min_i sqrt(m_i / k_i) = 1 / sqrt(max_i k_i / m_i): one root per step.
+        let free = self.first_pebble_row();
         let b = BallsRef::of(&self.world);
         let (inv_mass, k_probe) = (&*b.inv_mass, &self.k_probe);
-        let blocks = (0..b.len())
-            .step_by(8192)
-            .map(|lo| lo..(lo + 8192).min(b.len()));
+        let blocks = (0..free).step_by(8192).map(|lo| lo..(lo + 8192).min(free));
         let rate = team::map(blocks.collect(), |_, block| {
             block
                 .map(|i| ball_k[i].max(k_probe[i]) * inv_mass[i])
@@ -74,6 +81,15 @@ impl Simulation {
                 k * blocks.inv_mass[i].max(turn)
             })
             .fold(0.0, f64::max);
-        rate.max(block_rate)
+        let clumps = ClumpsRef::of(&self.world);
+        let clump_rate = (0..clumps.len())
+            .map(|i| {
+                let k = clump_k[i].max(self.k_probe_clumps.get(i).copied().unwrap_or(0.0));
+                let d2 = self.templates[clumps.template[i] as usize].axis_levers;
+                let turn = (d2 * clumps.inertia[i].inverse()).element_sum();
+                k * clumps.inv_mass[i].max(turn)
+            })
+            .fold(0.0, f64::max);
+        rate.max(block_rate).max(clump_rate)
     }
 }

@@ -28,17 +28,21 @@ pub enum Table {
     ShapeFaces,
     /// One row per bond that broke (`bonds/`).
     Bonds,
+    /// One row per pebble of each clump shape, written once
+    /// (`clump_pebbles/`).
+    ClumpPebbles,
 }
 
 impl Table {
     /// Every table, in folder order.
-    pub const ALL: [Table; 6] = [
+    pub const ALL: [Table; 7] = [
         Table::Contacts,
         Table::Bodies,
         Table::Walls,
         Table::ShapeVertices,
         Table::ShapeFaces,
         Table::Bonds,
+        Table::ClumpPebbles,
     ];
 
     /// Name of the table's folder inside the dataset (`"contacts"`, ...),
@@ -51,6 +55,7 @@ impl Table {
             Table::ShapeVertices => "shape_vertices",
             Table::ShapeFaces => "shape_faces",
             Table::Bonds => "bonds",
+            Table::ClumpPebbles => "clump_pebbles",
         }
     }
 
@@ -62,6 +67,7 @@ impl Table {
             Table::ShapeVertices => 3,
             Table::ShapeFaces => 4,
             Table::Bonds => 5,
+            Table::ClumpPebbles => 6,
         }
     }
 }

@@ -12,6 +12,7 @@
 //! OUT/shape_vertices/part-00000.parquet    (block shapes, written once)
 //! OUT/shape_faces/part-00000.parquet
 //! OUT/bonds/part-00000.parquet            (bonds that broke)
+//! OUT/clump_pebbles/part-00000.parquet    (clump shapes, written once)
 //! ```
 //!
 //! and `polars.scan_parquet("OUT/contacts/*.parquet")` or

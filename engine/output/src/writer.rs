@@ -107,6 +107,8 @@ pub struct OutputSummary {
     pub shape_faces: TableSummary,
     /// The `bonds/` table.
     pub bonds: TableSummary,
+    /// The `clump_pebbles/` table.
+    pub clump_pebbles: TableSummary,
 }
 
 impl OutputSummary {
@@ -119,6 +121,7 @@ impl OutputSummary {
             Table::ShapeVertices => &self.shape_vertices,
             Table::ShapeFaces => &self.shape_faces,
             Table::Bonds => &self.bonds,
+            Table::ClumpPebbles => &self.clump_pebbles,
         }
     }
 }
@@ -246,7 +249,7 @@ fn prepare_dir(dir: &Path, overwrite: bool) -> Result<(), OutputError> {
 impl DatasetWriter {
     /// Creates the dataset folder (and one folder per [`Table`] inside it:
     /// `contacts/`, `bodies/`, `walls/`, `shape_vertices/`, `shape_faces/`,
-    /// `bonds/`) and starts the background writer.
+    /// `bonds/`, `clump_pebbles/`) and starts the background writer.
     ///
     /// A folder that already holds a `run.json` or part files is refused
     /// with [`OutputErrorKind::DatasetExists`] unless
@@ -719,6 +722,7 @@ impl Background {
             shape_vertices: table(&self.tables[3]),
             shape_faces: table(&self.tables[4]),
             bonds: table(&self.tables[5]),
+            clump_pebbles: table(&self.tables[6]),
         }
     }
 }

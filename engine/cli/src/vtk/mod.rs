@@ -46,11 +46,19 @@ pub enum Part {
     Walls,
     /// Active contacts as lines between their ends.
     Contacts,
+    /// The pebbles of clumps as points (vertex cells).
+    Pebbles,
 }
 
 impl Part {
     /// Every part, in the order of their part numbers.
-    pub const ALL: [Part; 4] = [Part::Balls, Part::Blocks, Part::Walls, Part::Contacts];
+    pub const ALL: [Part; 5] = [
+        Part::Balls,
+        Part::Blocks,
+        Part::Walls,
+        Part::Contacts,
+        Part::Pebbles,
+    ];
 
     /// The name used in file names and in the index.
     pub const fn name(self) -> &'static str {
@@ -59,6 +67,7 @@ impl Part {
             Part::Blocks => "blocks",
             Part::Walls => "walls",
             Part::Contacts => "contacts",
+            Part::Pebbles => "pebbles",
         }
     }
 
@@ -236,6 +245,7 @@ pub fn part_xml(part: Part, snap: &Snapshot<'_>) -> Option<Vec<u8>> {
         Part::Blocks => blocks(snap),
         Part::Walls => walls(snap),
         Part::Contacts => Some(contacts(snap)),
+        Part::Pebbles => pebbles(snap),
     }?;
     Some(poly.to_xml(snap))
 }
@@ -627,6 +637,36 @@ fn balls(snap: &Snapshot<'_>) -> Option<PolyData> {
     Some(p)
 }
 
+/// The pebbles of clumps as points with radius: each template's pebble
+/// turned by its clump's orientation and moved to its centroid; per
+/// point, the clump's id, group, velocity and spin, and the pebble's
+/// index in its template.
+fn pebbles(snap: &Snapshot<'_>) -> Option<PolyData> {
+    let templates = snap.templates();
+    let names = snap.group_names();
+    let mut p = PolyData::new(Cells::Verts);
+    let (mut arrays, mut radius, mut index) = (BodyArrays::default(), Vec::new(), Vec::new());
+    for b in snap.bodies().filter(|b| b.kind == BodyKind::Clump) {
+        let Some(t) = b.shape.and_then(|s| templates.get(s as usize)) else {
+            continue;
+        };
+        for (k, &(c, r)) in t.pebbles.iter().enumerate() {
+            p.connectivity.push(p.points.len() as i64);
+            p.points.push(b.orientation * c + b.pos);
+            arrays.push(&b, names);
+            radius.push(r);
+            index.push(k as i64);
+        }
+    }
+    if p.points.is_empty() {
+        return None;
+    }
+    p.point_data = arrays.into_arrays(Some(Array::new("radius", Values::F64(radius))));
+    p.point_data.push(Array::new("pebble", Values::I64(index)));
+    p.labels = Some(("group_names", names.to_vec()));
+    Some(p)
+}
+
 /// Blocks as triangle meshes: each block's shape vertices turned by its
 /// orientation and moved to its centroid; per triangle, the block's id,
 /// group, velocity and spin.
@@ -688,18 +728,26 @@ fn walls(snap: &Snapshot<'_>) -> Option<PolyData> {
 /// the contact point when end2 is a wall facet; per line, the contact id,
 /// the force on end2 (global), the normal force and the gap.
 fn contacts(snap: &Snapshot<'_>) -> PolyData {
-    let (mut balls, mut blocks) = (Vec::new(), Vec::new());
+    let (mut balls, mut blocks, mut clumps) = (Vec::new(), Vec::new(), Vec::new());
     for b in snap.bodies() {
         match b.kind {
             BodyKind::Ball => balls.push(b.pos),
             BodyKind::Block => blocks.push(b.pos),
+            BodyKind::Clump => clumps.push((b.pos, b.orientation, b.shape)),
         }
     }
+    let templates = snap.templates();
     let centre = |p: PieceId, xc: Vec3| -> Vec3 {
         let at = |v: &[Vec3], id: u64| v.get((id as usize).wrapping_sub(1)).copied();
         match p {
             PieceId::Ball { id } => at(&balls, id),
             PieceId::Block { id } => at(&blocks, id),
+            PieceId::Pebble { clump, index } => clumps
+                .get((clump as usize).wrapping_sub(1))
+                .and_then(|&(x, q, t)| {
+                    let t = templates.get(t? as usize)?;
+                    Some(q * t.pebbles.get(index as usize)?.0 + x)
+                }),
             PieceId::Facet { .. } => None,
         }
         .unwrap_or(xc)

@@ -1,5 +1,7 @@
-//! `[[blocks]]`: one source of blocks, by kind (random fill, lattice, list
-//! or CSV file of poses).
+//! `[[blocks]]` and `[[clumps]]`: one source of rigid bodies, by kind
+//! (random fill, lattice, list or CSV file of poses). A clump table is a
+//! block table whose shapes are clump shapes and whose list rows sit under
+//! `clumps`.
 //!
 //! Guarantees of [`BlockSource`]: only the keys of the chosen kind; shape
 //! names that `[[shapes]]` defines (a mesh shape's bare name stands for all
@@ -26,41 +28,52 @@ use crate::limits::{self, Approx, Bytes, Count};
 use crate::mesh::FileIssue;
 use crate::positions::{read_csv_rows, CsvSchema};
 use crate::spec::{BlockKindSpec, BlockSpec, OrientationSpec, QuatSpec, BLOCK_COMMON_KEYS};
-use crate::types::{BlockKind, BlockRow, BlockSource, ShapeSource};
-use talus_core::generate::{lattice_block_spacing, BlockMix, BlockOrientation};
+use crate::types::{BlockKind, BlockRow, BlockSource};
+use talus_core::generate::{lattice_block_spacing, BlockMix, BlockOrientation, Template};
 use talus_core::math::Quat;
-use talus_core::{Aabb, BlockShape, Fixity};
+use talus_core::{Aabb, Fixity};
 
 /// How far from 1 the length of a given quaternion may be: four decimals
 /// typed by hand (`[0.7071, 0, 0, 0.7071]`) pass, a forgotten component
 /// does not.
 const UNIT_TOLERANCE: f64 = 1e-3;
 
-/// The shapes the config defines, by the names `[[blocks]]` may use.
-pub(super) struct ShapeIndex {
-    shapes: Vec<BlockShape>,
+/// The shapes the config defines, by the names `[[blocks]]` (block
+/// shapes) or `[[clumps]]` (clump shapes) may use.
+pub(super) struct ShapeIndex<T> {
+    shapes: Vec<T>,
     /// Full names (`name`, `name/object`) to indices.
     by_name: HashMap<String, u32>,
     /// Bare names of mesh tables to the indices of their objects.
     by_mesh: HashMap<String, Vec<u32>>,
+    /// The names of the shapes of the other kind (clump shapes for
+    /// blocks, block shapes for clumps), for a message that says so.
+    others: Vec<String>,
 }
 
-impl ShapeIndex {
-    pub(super) fn new(shapes: &[ShapeSource]) -> ShapeIndex {
+impl<T: Template + Clone> ShapeIndex<T> {
+    pub(super) fn new(shapes: Vec<T>) -> ShapeIndex<T> {
         let mut by_name = HashMap::new();
         let mut by_mesh: HashMap<String, Vec<u32>> = HashMap::new();
         for (k, s) in shapes.iter().enumerate() {
-            let name = &s.shape.name;
-            by_name.insert(name.clone(), k as u32);
+            let name = s.name();
+            by_name.insert(name.to_owned(), k as u32);
             if let Some((mesh, _)) = name.split_once('/') {
                 by_mesh.entry(mesh.to_owned()).or_default().push(k as u32);
             }
         }
         ShapeIndex {
-            shapes: shapes.iter().map(|s| s.shape.clone()).collect(),
+            shapes,
             by_name,
             by_mesh,
+            others: Vec::new(),
         }
+    }
+
+    /// The index, knowing the names of the other kind's shapes.
+    pub(super) fn with_others(mut self, others: impl Iterator<Item = String>) -> Self {
+        self.others = others.collect();
+        self
     }
 
     /// The shapes a name stands for: one, or every object of a mesh.
@@ -72,10 +85,21 @@ impl ShapeIndex {
         if let Some(ks) = self.by_mesh.get(text) {
             return Ok(ks.clone());
         }
+        if self.others.iter().any(|o| o == text) {
+            let (this, other) = if T::BODY == "clump" {
+                ("a block shape", "[[blocks]]")
+            } else {
+                ("a clump shape", "[[clumps]]")
+            };
+            return Err(ctx.invalid(
+                &name.span(),
+                format!("'{text}' in {table} is {this}; use it in {other}"),
+            ));
+        }
         let known = if self.shapes.is_empty() {
-            "no [[shapes]] table defines any".to_owned()
+            format!("no [[shapes]] table defines a {} shape", T::BODY)
         } else {
-            let mut names: Vec<&str> = self.shapes.iter().map(|s| s.name.as_str()).collect();
+            let mut names: Vec<&str> = self.shapes.iter().map(|s| s.name()).collect();
             let more = names.len().saturating_sub(12);
             names.truncate(12);
             let tail = if more > 0 {
@@ -83,11 +107,11 @@ impl ShapeIndex {
             } else {
                 String::new()
             };
-            format!("defined shapes: {}{tail}", names.join(", "))
+            format!("defined {} shapes: {}{tail}", T::BODY, names.join(", "))
         };
         Err(ctx.invalid(
             &name.span(),
-            format!("unknown shape '{text}' in {table}; {known}"),
+            format!("unknown {} shape '{text}' in {table}; {known}", T::BODY),
         ))
     }
 
@@ -97,10 +121,7 @@ impl ShapeIndex {
         if let [k] = ks[..] {
             return Ok(k);
         }
-        let names: Vec<&str> = ks
-            .iter()
-            .map(|&k| self.shapes[k as usize].name.as_str())
-            .collect();
+        let names: Vec<&str> = ks.iter().map(|&k| self.shapes[k as usize].name()).collect();
         Err(ctx.invalid(
             &name.span(),
             format!(
@@ -131,14 +152,15 @@ fn quat_key(ctx: &Ctx<'_>, q: &Spanned<QuatSpec>, what: &str) -> Result<Quat> {
     unit_quat(q.get_ref().0).map_err(|e| ctx.invalid(&q.span(), format!("{what} {e}")))
 }
 
-/// One `[[blocks]]` table: the keys every kind shares here, the kind's own
-/// keys in [`random`], [`lattice`], [`list`] and [`file`](fn@file).
-pub(super) fn block_source(
+/// One `[[blocks]]` or `[[clumps]]` table (by the shapes of `index`): the
+/// keys every kind shares here, the kind's own keys in [`random`],
+/// [`lattice`], [`list`] and [`file`](fn@file).
+pub(super) fn block_source<T: Template + Clone>(
     ctx: &Ctx<'_>,
     b: Spanned<BlockSpec>,
     table: &str,
     run_seed: u64,
-    index: &ShapeIndex,
+    index: &ShapeIndex<T>,
 ) -> Result<BlockSource> {
     let table_span = b.span();
     let location = ctx.loc(&table_span);
@@ -154,6 +176,7 @@ pub(super) fn block_source(
         ("spacing", span_of(&b.spacing)),
         ("counts", span_of(&b.counts)),
         ("blocks", span_of(&b.blocks)),
+        ("clumps", span_of(&b.clumps)),
         ("path", span_of(&b.path)),
     ];
     let kind_table = KindTable::new(
@@ -161,7 +184,7 @@ pub(super) fn block_source(
         table_span.clone(),
         kind.as_str(),
         &present,
-        (kind.keys(), BLOCK_COMMON_KEYS),
+        (kind.keys(rows_key::<T>()), BLOCK_COMMON_KEYS),
         table,
     )?;
     let require = |key: &str| kind_table.missing(key);
@@ -180,7 +203,7 @@ pub(super) fn block_source(
         let span = b.fix.as_ref().map_or(table_span.clone(), Spanned::span);
         return Err(ctx.invalid(
             &span,
-            format!("'fix' in {table}: a block's rotation is fixed as a whole; give all of \"rx\", \"ry\", \"rz\" or none"),
+            format!("'fix' in {table}: a {}'s rotation is fixed as a whole; give all of \"rx\", \"ry\", \"rz\" or none", T::BODY),
         ));
     }
 
@@ -204,15 +227,24 @@ pub(super) fn block_source(
     })
 }
 
+/// The key of a list's rows: `blocks` or `clumps`.
+fn rows_key<T: Template>() -> &'static [&'static str] {
+    if T::BODY == "clump" {
+        &["clumps"]
+    } else {
+        &["blocks"]
+    }
+}
+
 /// The shapes of a fill with their weights, from `shape` or `shapes` (and
 /// `weights`); `None` for a list or file, which name their shapes per row
 /// or through `shape` alone. A mesh's bare name shares its weight equally
 /// among its objects.
-fn choices(
+fn choices<T: Template + Clone>(
     ctx: &Ctx<'_>,
     b: &BlockSpec,
     table: &str,
-    index: &ShapeIndex,
+    index: &ShapeIndex<T>,
 ) -> Result<Option<Vec<(u32, f64)>>> {
     let fill = matches!(
         b.kind.get_ref(),
@@ -322,13 +354,13 @@ fn orientation(
 /// `kind = "random"`: count, region (holding every chosen shape's bounding
 /// sphere), orientation (default random), seed (default `run_seed`) and
 /// attempt limit (default 1000).
-fn random(
+fn random<T: Template + Clone>(
     ctx: &Ctx<'_>,
     b: &BlockSpec,
     table: &str,
     run_seed: u64,
     choices: Option<Vec<(u32, f64)>>,
-    index: &ShapeIndex,
+    index: &ShapeIndex<T>,
     require: &dyn Fn(&str) -> ConfigError,
 ) -> Result<BlockKind> {
     let choices = choices.expect("a fill has choices");
@@ -339,13 +371,13 @@ fn random(
     for &(k, _) in &choices {
         let shape = &index.shapes[k as usize];
         let size = region.max - region.min;
-        if 2.0 * shape.radius > size.min_element() {
+        if 2.0 * shape.bounding_radius() > size.min_element() {
             return Err(ctx.invalid(
                 &region_spec.span(),
                 format!(
                     "region of {table} cannot hold shape '{}': its bounding sphere is {:?} m across, the region's smallest side {:?} m",
-                    shape.name,
-                    2.0 * shape.radius,
+                    shape.name(),
+                    2.0 * shape.bounding_radius(),
                     size.min_element()
                 ),
             ));
@@ -363,13 +395,13 @@ fn random(
 
 /// `kind = "lattice"`: region, orientation (default the identity), spacing
 /// (default and least: what keeps the blocks apart), counts and seed.
-fn lattice(
+fn lattice<T: Template + Clone>(
     ctx: &Ctx<'_>,
     b: &BlockSpec,
     table: &str,
     run_seed: u64,
     choices: Option<Vec<(u32, f64)>>,
-    index: &ShapeIndex,
+    index: &ShapeIndex<T>,
     require: &dyn Fn(&str) -> ConfigError,
 ) -> Result<BlockKind> {
     let choices = choices.expect("a fill has choices");
@@ -394,13 +426,11 @@ fn lattice(
             if v < least * (1.0 - 1e-9) {
                 let why = match orientation {
                     BlockOrientation::Random => "the largest bounding-sphere diameter",
-                    BlockOrientation::Fixed(_) => {
-                        "the widest side of the blocks' boxes, as oriented"
-                    }
+                    BlockOrientation::Fixed(_) => "the widest side of their boxes, as oriented",
                 };
                 return Err(ctx.invalid(
                     &s.span(),
-                    format!("'spacing' in {table} must be >= {least:?} m ({why}) so blocks do not overlap, got {v:?}"),
+                    format!("'spacing' in {table} must be >= {least:?} m ({why}) so {}s do not overlap, got {v:?}", T::BODY),
                 ));
             }
             v.max(least)
@@ -415,7 +445,7 @@ fn lattice(
         &region,
         spacing,
         table,
-        "blocks",
+        rows_key::<T>()[0],
     )?;
     Ok(BlockKind::Lattice {
         choices,
@@ -427,29 +457,35 @@ fn lattice(
     })
 }
 
-/// `kind = "list"`: the rows of `blocks`, each with its own shape or the
-/// table's `shape`.
-fn list(
+/// `kind = "list"`: the rows of `blocks` (or `clumps`), each with its own
+/// shape or the table's `shape`.
+fn list<T: Template + Clone>(
     ctx: &Ctx<'_>,
     b: &BlockSpec,
     table: &str,
-    index: &ShapeIndex,
+    index: &ShapeIndex<T>,
     require: &dyn Fn(&str) -> ConfigError,
 ) -> Result<BlockKind> {
     let default_shape = match &b.shape {
         Some(name) => Some(index.one(ctx, name, table)?),
         None => None,
     };
-    let list = b.blocks.as_ref().ok_or_else(|| require("blocks"))?;
+    let key = rows_key::<T>()[0];
+    let rows_spec = if key == "clumps" {
+        &b.clumps
+    } else {
+        &b.blocks
+    };
+    let list = rows_spec.as_ref().ok_or_else(|| require(key))?;
     if list.get_ref().is_empty() {
         return Err(ctx.invalid(
             &list.span(),
-            format!("'blocks' in {table} is empty; give at least one row"),
+            format!("'{key}' in {table} is empty; give at least one row"),
         ));
     }
     let mut rows = Vec::with_capacity(list.get_ref().len());
     for (i, row) in list.get_ref().iter().enumerate() {
-        let row_name = format!("row #{} of 'blocks' in {table}", i + 1);
+        let row_name = format!("row #{} of '{key}' in {table}", i + 1);
         let spec = row.get_ref();
         let shape = match &spec.shape {
             Some(name) => index.one(ctx, name, &row_name)?,
@@ -501,12 +537,12 @@ const BLOCK_CSV: CsvSchema = CsvSchema {
     layout: "x,y,z[,qw,qx,qy,qz][,vx,vy,vz][,wx,wy,wz]",
 };
 
-/// `kind = "file"`: one block of shape `shape` per row of a CSV file.
-fn file(
+/// `kind = "file"`: one body of shape `shape` per row of a CSV file.
+fn file<T: Template + Clone>(
     ctx: &Ctx<'_>,
     b: &BlockSpec,
     table: &str,
-    index: &ShapeIndex,
+    index: &ShapeIndex<T>,
     require: &dyn Fn(&str) -> ConfigError,
 ) -> Result<BlockKind> {
     let shape = index.one(
@@ -522,7 +558,10 @@ fn file(
         .map_err(|_| fail(FileIssue::whole("poses file is not valid UTF-8 text")))?;
     let parsed = read_csv_rows(&text, &BLOCK_CSV).map_err(fail)?;
     if parsed.is_empty() {
-        return Err(fail(FileIssue::whole("the file holds no blocks")));
+        return Err(fail(FileIssue::whole(format!(
+            "the file holds no {}s",
+            T::BODY
+        ))));
     }
     let mut rows = Vec::with_capacity(parsed.len());
     for row in &parsed {
@@ -543,7 +582,7 @@ fn file(
                 return Err(fail(FileIssue::at(
                     row.line,
                     col,
-                    format!("this block {why}"),
+                    format!("this {} {why}", T::BODY),
                 )));
             }
         }
@@ -561,13 +600,13 @@ fn file(
 /// The blocks of a source weighed before any is made: each shape's mass
 /// and moments usable at `density`; random fills that the region could
 /// hold; their memory; the extent they cover.
-fn account(
+fn account<T: Template + Clone>(
     ctx: &Ctx<'_>,
     b: &BlockSpec,
     table: &str,
     kind: &BlockKind,
     density: f64,
-    index: &ShapeIndex,
+    index: &ShapeIndex<T>,
 ) -> Result<()> {
     let shape = |k: u32| &index.shapes[k as usize];
     let mut used: Vec<u32> = match kind {
@@ -581,24 +620,26 @@ fn account(
     let at_density = span_of(&b.density).unwrap_or_else(|| b.kind.span());
     for &k in &used {
         let s = shape(k);
-        let mass = density * s.volume;
+        let mass = density * s.volume();
         let moments = (
-            density * s.unit_moments.min_element(),
-            density * s.unit_moments.max_element(),
+            density * s.unit_moments().min_element(),
+            density * s.unit_moments().max_element(),
         );
         if let Some(why) = limits::mass_issue(mass, moments) {
             return Err(ctx.invalid(
                 &at_density,
                 format!(
-                    "a block of shape '{}' (volume {} m^3) at density {} kg/m^3 in {table} cannot be simulated: {why}",
-                    s.name,
-                    Approx(s.volume),
+                    "a {} of shape '{}' (volume {} m^3) at density {} kg/m^3 in {table} cannot be simulated: {why}",
+                    T::BODY,
+                    s.name(),
+                    Approx(s.volume()),
                     Approx(density)
                 ),
             ));
         }
     }
-    let radii = used.iter().map(|&k| shape(k).radius);
+    let radii = used.iter().map(|&k| shape(k).bounding_radius());
+    let pieces = used.iter().map(|&k| shape(k).pieces()).max().unwrap_or(1) as f64;
     let smallest = radii.clone().fold(f64::INFINITY, f64::min);
     let largest = radii.fold(0.0, f64::max);
     let (n, at, why) = match kind {
@@ -610,7 +651,7 @@ fn account(
                 *count,
                 smallest,
                 region,
-                "blocks (bounding spheres)",
+                &format!("{}s (bounding spheres)", T::BODY),
             )?;
             ctx.extent(region.min.to_array(), region.max.to_array(), largest);
             (*count as f64, at, String::new())
@@ -638,22 +679,28 @@ fn account(
         BlockKind::Explicit(rows) => {
             for row in rows {
                 let s = shape(row.shape);
-                let c = row.pos.unwrap_or_else(|| s.input_centroid.to_array());
-                ctx.extent(c.map(|x| x - s.radius), c.map(|x| x + s.radius), s.radius);
+                let c = row.pos.unwrap_or_else(|| s.input_centroid().to_array());
+                let r = s.bounding_radius();
+                ctx.extent(c.map(|x| x - r), c.map(|x| x + r), r);
             }
             let at = span_of(&b.blocks)
+                .or_else(|| span_of(&b.clumps))
                 .or_else(|| span_of(&b.path))
                 .unwrap_or_else(|| b.kind.span());
             (rows.len() as f64, at, String::new())
         }
     };
+    // A clump's pebbles each cost about what a block does, with their
+    // contacts.
+    let each = pieces * limits::block_bytes();
     ctx.reserve(
         &at,
-        n * limits::block_bytes(),
+        n * each,
         format_args!(
-            "{table} makes {} blocks{why}, about {} each with their contacts",
+            "{table} makes {} {}s{why}, about {} each with their contacts",
             Count(n),
-            Bytes(limits::block_bytes())
+            T::BODY,
+            Bytes(each)
         ),
     )
 }

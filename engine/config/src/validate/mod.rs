@@ -35,7 +35,8 @@ use crate::error::{ConfigError, ErrorKind, Location, Source};
 use crate::limits::{self, Approx, Bytes, Count, Machine};
 use crate::mesh::FileIssue;
 use crate::spec::{
-    BlockResolutionSpec, ConfigSpec, DofSpec, Int, KgPerM3, Num, RegionSpec, Unitless, Vec3,
+    BlockResolutionSpec, ConfigSpec, DofSpec, Int, KgPerM3, Num, RegionSpec, ShapeKindSpec,
+    Unitless, Vec3,
 };
 use crate::types::{PluginPath, RunConfig};
 use talus_core::generate::lattice_counts;
@@ -47,7 +48,7 @@ use blocks::{block_source, ShapeIndex};
 use models::model;
 use output::output_settings;
 use run::run_settings;
-use shapes::shape_sources;
+use shapes::{shape_sources, template_source};
 use walls::wall_source;
 
 type Result<T> = std::result::Result<T, ConfigError>;
@@ -359,18 +360,33 @@ pub(crate) fn validate(src: &Source<'_>, spec: ConfigSpec, machine: Machine) -> 
     }
 
     let mut shapes = Vec::with_capacity(spec.shapes.len());
+    let mut templates = Vec::new();
     let mut shape_names: HashMap<String, Location> = HashMap::new();
     for (i, s) in spec.shapes.into_iter().enumerate() {
         let table = format!("[[shapes]] #{}", i + 1);
         let name_span = s.get_ref().name.span();
-        for source in shape_sources(&ctx, s, &table, run.seed)? {
-            let name = &source.shape.name;
+        let made = if *s.get_ref().kind.get_ref() == ShapeKindSpec::Clump {
+            let t = template_source(&ctx, s, &table)?;
+            let name = t.template.name.clone();
+            templates.push(t);
+            vec![(name, templates.last().map(|t| t.location.clone()))]
+        } else {
+            let sources = shape_sources(&ctx, s, &table, run.seed)?;
+            let first = shapes.len();
+            shapes.extend(sources);
+            shapes[first..]
+                .iter()
+                .map(|s| (s.shape.name.clone(), Some(s.location.clone())))
+                .collect()
+        };
+        for (name, location) in made {
+            let location = location.expect("just made");
             // A mesh shape's bare name stands for its objects: it must not
             // be taken either.
             let bare = name.split_once('/').map(|(mesh, _)| mesh.to_owned());
             for taken in std::iter::once(name.clone()).chain(bare) {
                 match shape_names.get(&taken) {
-                    Some(first) if *first != source.location => {
+                    Some(first) if *first != location => {
                         return Err(ctx.src.err(
                             ErrorKind::Duplicate,
                             &name_span,
@@ -380,19 +396,26 @@ pub(crate) fn validate(src: &Source<'_>, spec: ConfigSpec, machine: Machine) -> 
                         ));
                     }
                     _ => {
-                        shape_names.insert(taken, source.location.clone());
+                        shape_names.insert(taken, location.clone());
                     }
                 }
             }
-            shapes.push(source);
         }
     }
 
-    let index = ShapeIndex::new(&shapes);
+    let index = ShapeIndex::new(shapes.iter().map(|s| s.shape.clone()).collect())
+        .with_others(templates.iter().map(|t| t.template.name.clone()));
     let mut blocks = Vec::with_capacity(spec.blocks.len());
     for (i, b) in spec.blocks.into_iter().enumerate() {
         let table = format!("[[blocks]] #{}", i + 1);
         blocks.push(block_source(&ctx, b, &table, run.seed, &index)?);
+    }
+    let index = ShapeIndex::new(templates.iter().map(|t| t.template.clone()).collect())
+        .with_others(shapes.iter().map(|s| s.shape.name.clone()));
+    let mut clumps = Vec::with_capacity(spec.clumps.len());
+    for (i, b) in spec.clumps.into_iter().enumerate() {
+        let table = format!("[[clumps]] #{}", i + 1);
+        clumps.push(block_source(&ctx, b, &table, run.seed, &index)?);
     }
 
     let mut bonds = Vec::with_capacity(spec.bonds.len());
@@ -414,6 +437,8 @@ pub(crate) fn validate(src: &Source<'_>, spec: ConfigSpec, machine: Machine) -> 
         walls,
         shapes,
         blocks,
+        templates,
+        clumps,
         bonds,
         output,
     })

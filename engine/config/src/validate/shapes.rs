@@ -1,5 +1,6 @@
 //! `[[shapes]]`: block shapes, by kind (box, tetrahedron, octahedron,
-//! prism, random, vertices or mesh file).
+//! prism, random, vertices or mesh file), and clump shapes (`kind =
+//! "clump"`, a list of pebbles).
 //!
 //! Guarantees of [`ShapeSource`]: only the keys of the chosen kind; a
 //! non-empty name without `/` (mesh objects are named `name/object`),
@@ -10,7 +11,9 @@
 //! format and objects that are each closed and convex; at most one of
 //! `dilate` and `erode`, a radius >= 0, and an erosion that leaves a core.
 //! Every shape has a volume and is stored in the principal frame of the
-//! (rounded) solid.
+//! (rounded) solid. A clump shape has at least one pebble, each with a
+//! finite centre and a positive radius, and no rounding; its mass
+//! properties are those of the union of its pebbles.
 
 use std::ops::Range;
 use std::path::Path;
@@ -22,7 +25,7 @@ use crate::error::ConfigError;
 use crate::limits::{self, Approx};
 use crate::mesh::FileIssue;
 use crate::spec::{Int, ShapeKindSpec, ShapeSpec, SHAPE_COMMON_KEYS};
-use crate::types::ShapeSource;
+use crate::types::{ShapeSource, TemplateSource};
 use talus_core::math::{v3, Vec3};
 use talus_core::BlockShape;
 use talus_geometry::{
@@ -30,6 +33,93 @@ use talus_geometry::{
     tetrahedron_block, ConvexPolyhedron, GeometryError, MeshErrorKind, MeshFormat, MeshOptions,
     RandomBlock,
 };
+
+/// The kind-specific keys of a `[[shapes]]` table with where each is
+/// given.
+fn present_keys(s: &ShapeSpec) -> [(&'static str, Option<Range<usize>>); 14] {
+    [
+        ("size", span_of(&s.size)),
+        ("edge", span_of(&s.edge)),
+        ("sides", span_of(&s.sides)),
+        ("radius", span_of(&s.radius)),
+        ("height", span_of(&s.height)),
+        ("vertices", span_of(&s.vertices)),
+        ("axes", span_of(&s.axes)),
+        ("roughness", span_of(&s.roughness)),
+        ("seed", span_of(&s.seed)),
+        ("points", span_of(&s.points)),
+        ("hull", span_of(&s.hull)),
+        ("path", span_of(&s.path)),
+        ("scale", span_of(&s.scale)),
+        ("pebbles", span_of(&s.pebbles)),
+    ]
+}
+
+/// One `[[shapes]]` table of `kind = "clump"`: a clump template from its
+/// `pebbles`.
+pub(super) fn template_source(
+    ctx: &Ctx<'_>,
+    s: Spanned<ShapeSpec>,
+    table: &str,
+) -> Result<TemplateSource> {
+    let table_span = s.span();
+    let location = ctx.loc(&table_span);
+    let s = s.into_inner();
+    let name = s.name.get_ref().trim();
+    if name.is_empty() || name.contains('/') {
+        return Err(ctx.invalid(
+            &s.name.span(),
+            format!("'name' in {table} must be neither empty nor contain '/'"),
+        ));
+    }
+    let present = present_keys(&s);
+    let kind = ShapeKindSpec::Clump;
+    let kind_table = KindTable::new(
+        ctx,
+        table_span.clone(),
+        kind.as_str(),
+        &present,
+        (kind.keys(), SHAPE_COMMON_KEYS),
+        table,
+    )?;
+    if let Some(r) = s.dilate.as_ref().or(s.erode.as_ref()) {
+        return Err(ctx.invalid(
+            &r.span(),
+            format!("{table}: a clump is not rounded ('dilate' and 'erode' are for polyhedral shapes); make the pebbles larger instead"),
+        ));
+    }
+    let list = s
+        .pebbles
+        .as_ref()
+        .ok_or_else(|| kind_table.missing("pebbles"))?;
+    let mut pebbles = Vec::with_capacity(list.get_ref().len());
+    for (i, p) in list.get_ref().iter().enumerate() {
+        let what = format!("pebble #{} of {table}", i + 1);
+        let p = p.get_ref();
+        ctx.coordinates(
+            &p.pos.span(),
+            p.pos.get_ref().0,
+            &format!("'pos' of {what}"),
+        )?;
+        let r = length(
+            ctx,
+            &p.radius.span(),
+            p.radius.get_ref().0,
+            &format!("'radius' of {what}"),
+        )?;
+        pebbles.push((v3(p.pos.get_ref().0), r));
+    }
+    if pebbles.is_empty() {
+        return Err(ctx.invalid(
+            &list.span(),
+            format!("'pebbles' in {table} is empty; give at least one {{ pos = [x, y, z], radius = r }}"),
+        ));
+    }
+    let template =
+        talus_core::ClumpTemplate::new(name, &pebbles, talus_core::clump::DEFAULT_TOLERANCE)
+            .map_err(|e| ctx.invalid(&list.span(), format!("{table}: {e}")))?;
+    Ok(TemplateSource { location, template })
+}
 
 /// One `[[shapes]]` table: one shape, or one per object of a mesh file.
 pub(super) fn shape_sources(
@@ -57,21 +147,7 @@ pub(super) fn shape_sources(
         ));
     }
 
-    let present = [
-        ("size", span_of(&s.size)),
-        ("edge", span_of(&s.edge)),
-        ("sides", span_of(&s.sides)),
-        ("radius", span_of(&s.radius)),
-        ("height", span_of(&s.height)),
-        ("vertices", span_of(&s.vertices)),
-        ("axes", span_of(&s.axes)),
-        ("roughness", span_of(&s.roughness)),
-        ("seed", span_of(&s.seed)),
-        ("points", span_of(&s.points)),
-        ("hull", span_of(&s.hull)),
-        ("path", span_of(&s.path)),
-        ("scale", span_of(&s.scale)),
-    ];
+    let present = present_keys(&s);
     let kind_table = KindTable::new(
         ctx,
         table_span.clone(),
@@ -145,6 +221,7 @@ pub(super) fn shape_sources(
             Ok(vertex_shape(ctx, points, hull, table)?)
         }
         ShapeKindSpec::Mesh => return mesh_shapes(ctx, &s, name, table, location, round, &require),
+        ShapeKindSpec::Clump => unreachable!("clump shapes are templates (template_source)"),
     };
     let poly = built.map_err(|e| ctx.invalid(&at, format!("{table}: {e}")))?;
     Ok(vec![ShapeSource {

@@ -120,6 +120,8 @@ pub struct Simulation {
     pub(crate) facet_owner: Vec<(u32, u32)>,
     /// Block shapes, by index (see [`Simulation::add_shape`]).
     pub(crate) shapes: Vec<crate::block::BlockShape>,
+    /// Clump templates, by index (see [`Simulation::add_template`]).
+    pub(crate) templates: Vec<crate::clump::ClumpTemplate>,
     /// Contact models in use.
     pub models: Vec<ModelRuntime>,
     pub(crate) groups: Vec<String>,
@@ -145,6 +147,9 @@ pub struct Simulation {
     pub(crate) sums_suspect: bool,
     /// Per ball: moved out of its cell extent in the last law of motion.
     pub(crate) rebin: Vec<bool>,
+    /// The pebble rows that moved out of their cell extent in the last
+    /// clump stage, ascending.
+    pub(crate) pebble_moves: Vec<u32>,
     /// Per block of [`Simulation::rebin_block`] balls of the last law of
     /// motion: its first ball that failed the blow-up screen (see
     /// [`crate::blowup::Screen`]; or `usize::MAX`), and how many of its
@@ -170,6 +175,8 @@ pub struct Simulation {
     pub(crate) probe_k: FxHashMap<(u16, u16), f64>,
     /// Per block: the same floor as `k_probe` (N/m).
     pub(crate) k_probe_blocks: Vec<f64>,
+    /// Per clump: the same floor as `k_probe` (N/m).
+    pub(crate) k_probe_clumps: Vec<f64>,
     /// Bond installs (see [`Simulation::install_bonds`]), each with
     /// whether it has happened.
     pub(crate) installs: Vec<(crate::bond::BondInstall, bool)>,
@@ -203,6 +210,7 @@ impl Simulation {
             settings,
             facet_owner: Vec::new(),
             shapes: Vec::new(),
+            templates: Vec::new(),
             models: Vec::new(),
             world: hecs::World::new(),
             groups: Vec::new(),
@@ -217,6 +225,7 @@ impl Simulation {
             segments: Vec::new(),
             sums_suspect: false,
             rebin: Vec::new(),
+            pebble_moves: Vec::new(),
             motion_blocks: Vec::new(),
             rebin_block: 1,
             ball_radius_min: 0.0,
@@ -226,6 +235,7 @@ impl Simulation {
             k_probe: Vec::new(),
             probe_k: FxHashMap::default(),
             k_probe_blocks: Vec::new(),
+            k_probe_clumps: Vec::new(),
             installs: Vec::new(),
             breaks: Vec::new(),
             unheld: false,
@@ -253,9 +263,17 @@ impl Simulation {
         &self.groups
     }
 
-    /// Adds a ball; returns its id (dense index + 1).
+    /// Adds a ball; returns its id (dense index + 1). Balls are added
+    /// before any clump (whose pebbles take the ball rows after them).
     pub fn add_ball(&mut self, b: BallInit) -> Result<u64, SetupError> {
         let id = self.n_balls() as u64 + 1;
+        if self.n_clumps() > 0 {
+            return Err(SetupError::Ball {
+                id,
+                message: "balls are added before clumps (the clumps' pebbles follow the balls)"
+                    .into(),
+            });
+        }
         if !(b.radius > 0.0 && b.radius.is_finite()) {
             return Err(SetupError::Ball {
                 id,
@@ -290,7 +308,9 @@ impl Simulation {
         wall_id(index)
     }
 
-    /// Every ball's columns, read-only (index `i` is the ball of id `i + 1`).
+    /// Every ball's columns, read-only (index `i` is the ball of id `i + 1`;
+    /// the rows from [`Simulation::n_balls`] on are the pebbles of the
+    /// clumps, see [`crate::clump`]).
     ///
     /// # Panics
     /// While a [`BallsMut`] of this simulation is alive.
@@ -313,9 +333,9 @@ impl Simulation {
         body::walls_mut(&self.world)
     }
 
-    /// Number of balls.
+    /// Number of balls (not counting the clumps' pebbles).
     pub fn n_balls(&self) -> usize {
-        self.balls().len()
+        self.first_pebble_row()
     }
 
     /// Number of walls.

@@ -220,6 +220,11 @@ impl Simulation {
             .iter()
             .map(|g| k_group.get(g).copied().unwrap_or(0.0))
             .collect();
+        self.k_probe_clumps = crate::body::ClumpsRef::of(&self.world)
+            .group
+            .iter()
+            .map(|g| k_group.get(g).copied().unwrap_or(0.0))
+            .collect();
 
         // Cell space over everything there is now, with a margin.
         let mut domain = Aabb::EMPTY;
@@ -287,9 +292,15 @@ impl Simulation {
         k.moment.fill(Vec3::ZERO);
         k.stiffness.fill(0.0);
         drop(k);
+        let mut c = crate::body::ClumpsMut::of(&self.world);
+        c.force.fill(Vec3::ZERO);
+        c.moment.fill(Vec3::ZERO);
+        c.stiffness.fill(0.0);
+        drop(c);
         self.wall_stage()?;
         self.resolve_and_forces(0.0)?;
         self.check_sums()?;
+        self.gather_clumps();
         // The energy check's first reference: the energy of the initial
         // velocities.
         self.energy_last = (self.step, self.energy_survey().total);

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Clump benchmark: clumps of four pebbles settling, beside balls settling.
+
+Usage: python3 tools/bench/clumps.py [--reps N] [--threads 1,2] [--talus BIN]
+
+Runs configs/bench/clumps10k.toml (10 164 clumps of four 1 mm pebbles
+collapsing from a lattice into a box) and configs/bench/settle10k.toml
+(10 000 balls of 1 mm, the same physics and timestep), alternating the
+two, REPS times per thread count. From each run's summary it takes the
+loop's wall time, each stage's share of it and the contacts at the end,
+and prints per run: body steps per second, pebble (piece) steps per
+second, and the contact pass's nanoseconds per contact and step (its time
+over steps times the final contact count: both cases collapse a lattice
+for the same simulated time, so the final count stands for both alike);
+then the medians per case and thread count and the ratio clump / ball of
+the contact pass's cost per contact.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CASES = {
+    "clumps": (ROOT / "configs/bench/clumps10k.toml", 4),
+    "balls": (ROOT / "configs/bench/settle10k.toml", 1),
+}
+
+
+def run(talus: str, config: Path, threads: int, pieces: int) -> dict:
+    o = subprocess.run(
+        [talus, "run", str(config), "--threads", str(threads), "--quiet"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    wall = float(re.search(r"wall time\s+([\d.e+-]+) s", o).group(1))
+    steps = int(re.search(r"^steps\s+(\d+)", o, re.M).group(1))
+    share = {
+        name: float(value) / 100.0
+        for name, value in re.findall(r"(\w+) ([\d.]+) %", o.split("time by stage")[1].splitlines()[0])
+    }
+    contacts = int(re.search(r"^contacts\s+(\d+)", o, re.M).group(1))
+    bodies = int(re.search(r"^clumps\s+(\d+)", o, re.M).group(1)) if pieces > 1 else int(
+        re.search(r"^balls\s+(\d+)", o, re.M).group(1)
+    )
+    return {
+        "body_steps_per_s": bodies * steps / wall,
+        "piece_steps_per_s": bodies * pieces * steps / wall,
+        "ns_per_contact_step": 1e9 * wall * share["contacts"] / (steps * contacts),
+        "ns_per_body_step_motion": 1e9 * wall * share["motion"] / (steps * bodies),
+        "contacts": contacts,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--talus", default=str(ROOT / "target/release/talus"))
+    a = ap.parse_args()
+    keys = ("body_steps_per_s", "piece_steps_per_s", "ns_per_contact_step", "ns_per_body_step_motion")
+    results: dict[tuple[str, int], list[dict]] = {}
+    for threads in (int(t) for t in a.threads.split(",")):
+        for rep in range(a.reps):
+            for name, (config, pieces) in CASES.items():
+                r = run(a.talus, config, threads, pieces)
+                results.setdefault((name, threads), []).append(r)
+                print(
+                    f"{name:6s} threads {threads} rep {rep}: "
+                    f"{r['body_steps_per_s']:.3e} body steps/s, "
+                    f"{r['piece_steps_per_s']:.3e} piece steps/s, "
+                    f"contacts {r['ns_per_contact_step']:.1f} ns per contact-step, "
+                    f"motion {r['ns_per_body_step_motion']:.1f} ns per body-step "
+                    f"({r['contacts']} contacts)",
+                    flush=True,
+                )
+    print("medians:")
+    for threads in sorted({t for _, t in results}):
+        med = {
+            name: {k: statistics.median(r[k] for r in results[(name, threads)]) for k in keys}
+            for name in CASES
+        }
+        for name in CASES:
+            m = med[name]
+            print(
+                f"  {name:6s} threads {threads}: {m['body_steps_per_s']:.3e} body steps/s, "
+                f"{m['piece_steps_per_s']:.3e} piece steps/s, "
+                f"{m['ns_per_contact_step']:.1f} ns per contact-step, "
+                f"motion {m['ns_per_body_step_motion']:.1f} ns per body-step"
+            )
+        ratio = med["clumps"]["ns_per_contact_step"] / med["balls"]["ns_per_contact_step"]
+        print(f"  threads {threads}: clump / ball contact pass per contact {ratio:.2f}")
+
+
+if __name__ == "__main__":
+    main()

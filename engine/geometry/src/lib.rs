@@ -25,7 +25,11 @@
 //! the reduced contact; [`rounding`] erode/dilate and facet extrusion;
 //! [`shapes`] named and random block shapes and the principal frame;
 //! [`mesh`] blocks from OBJ/STL files, each object checked closed and
-//! convex; [`stl`] the STL reader (ASCII at full precision).
+//! convex; [`stl`] the STL reader (ASCII at full precision);
+//! [`sphere_union`](mod@sphere_union) mass properties of a clump's
+//! overlapping pebbles; [`pebble_fill`] clump templates: a closed
+//! (possibly non-convex) mesh filled with a chosen number of pebbles, and
+//! the fidelity reached.
 //!
 //! Conventions: a plane's inner side is `normal . x <= offset`; contact
 //! normals point from end1 (A) to end2 (B); a gap below zero is overlap.
@@ -39,6 +43,7 @@ pub mod hull;
 pub mod mass;
 pub mod mesh;
 pub mod overlap;
+pub mod pebble_fill;
 pub mod polyhedron;
 pub mod pressed;
 pub mod rounding;
@@ -70,6 +75,7 @@ pub use overlap::{
     contact_rblock_rblock_volume, fit_contact_plane, overlap_polyhedron, End, OverlapCache,
     OverlapFace, OverlapPolyhedron, VolumeContact,
 };
+pub use pebble_fill::{fill_with_pebbles, Fidelity, FillError, FillOptions, PebbleFill};
 pub use polyhedron::{ConvexPolyhedron, Edge, Plane};
 pub use pressed::{Foundation, PressedContact, PressedSurface};
 pub use rounding::{

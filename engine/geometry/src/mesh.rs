@@ -409,7 +409,10 @@ fn read_stl(bytes: &[u8], label: &Path) -> Result<Vec<Object>, String> {
 
 /// Vertices with identical coordinates merged (first occurrence kept, in
 /// order of use); triangles renumbered.
-fn merge_equal_vertices(vertices: &[DVec3], triangles: &[[u32; 3]]) -> (Vec<DVec3>, Vec<[u32; 3]>) {
+pub(crate) fn merge_equal_vertices(
+    vertices: &[DVec3],
+    triangles: &[[u32; 3]],
+) -> (Vec<DVec3>, Vec<[u32; 3]>) {
     // +0.0 and -0.0 are the same coordinate.
     let key = |p: DVec3| (p + DVec3::ZERO).to_array().map(f64::to_bits);
     let mut index = HashMap::new();
@@ -487,25 +490,21 @@ fn connected_parts(triangles: &[[u32; 3]]) -> Vec<Vec<usize>> {
     parts
 }
 
-/// The checks of the module docs on one connected part; its hull when they
-/// pass.
-fn check_convex(
-    points: &[DVec3],
-    mut triangles: Vec<[u32; 3]>,
-    relative_tolerance: f64,
-) -> Result<ConvexPolyhedron, MeshErrorKind> {
-    if triangles.is_empty() {
-        return Err(MeshErrorKind::Empty);
-    }
-    let (lo, hi) = points.iter().fold(
-        (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
-        |(lo, hi), &p| (lo.min(p), hi.max(p)),
-    );
-    let tol = relative_tolerance * (hi - lo).length();
-    let at = |v: u32| points[v as usize];
+/// The two triangles across an edge: (the one running low to high, the
+/// other, the edge's vertices low to high).
+pub(crate) type EdgePair = (usize, usize, (u32, u32));
 
-    // 1. Closed, manifold, consistently oriented.
-    let uses = edge_uses(&triangles);
+/// Check 1 of the module docs: every edge of `triangles` (indices into
+/// `points`, equal vertices merged) is shared by exactly two triangles
+/// running opposite ways. On success, the pairs of triangles across each
+/// edge: (the triangle running low to high, the other, the edge); also
+/// used by [`crate::pebble_fill`].
+pub(crate) fn closed_edge_pairs(
+    points: &[DVec3],
+    triangles: &[[u32; 3]],
+) -> Result<Vec<EdgePair>, MeshErrorKind> {
+    let at = |v: u32| points[v as usize];
+    let uses = edge_uses(triangles);
     let mut open = (0usize, None);
     let mut crowded = (0usize, None);
     let mut clash = (0usize, None);
@@ -545,6 +544,28 @@ fn check_convex(
     if let (edges, Some(first)) = clash {
         return Err(MeshErrorKind::Inconsistent { edges, first });
     }
+    Ok(pairs)
+}
+
+/// The checks of the module docs on one connected part; its hull when they
+/// pass.
+fn check_convex(
+    points: &[DVec3],
+    mut triangles: Vec<[u32; 3]>,
+    relative_tolerance: f64,
+) -> Result<ConvexPolyhedron, MeshErrorKind> {
+    if triangles.is_empty() {
+        return Err(MeshErrorKind::Empty);
+    }
+    let (lo, hi) = points.iter().fold(
+        (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
+        |(lo, hi), &p| (lo.min(p), hi.max(p)),
+    );
+    let tol = relative_tolerance * (hi - lo).length();
+    let at = |v: u32| points[v as usize];
+
+    // 1. Closed, manifold, consistently oriented.
+    let pairs = closed_edge_pairs(points, &triangles)?;
 
     // 2. Encloses volume, outward.
     let area: f64 = triangles

@@ -9,11 +9,12 @@ collapsing from a lattice into a box) and configs/bench/settle10k.toml
 two, REPS times per thread count. From each run's summary it takes the
 loop's wall time, each stage's share of it and the contacts at the end,
 and prints per run: body steps per second, pebble (piece) steps per
-second, and the contact pass's nanoseconds per contact and step (its time
-over steps times the final contact count: both cases collapse a lattice
-for the same simulated time, so the final count stands for both alike);
-then the medians per case and thread count and the ratio clump / ball of
-the contact pass's cost per contact.
+second, the contact pass's nanoseconds per contact and step and per
+active contact and step (its time over steps times the final count: both
+cases collapse a lattice, so the final count stands for the run in both),
+and the law of motion's nanoseconds per body and step; then the medians
+per case and thread count and the ratios clump / ball of the contact
+pass's cost per contact.
 """
 
 from __future__ import annotations
@@ -31,9 +32,9 @@ CASES = {
 }
 
 
-def run(talus: str, config: Path, threads: int, pieces: int) -> dict:
+def run(talus: str, config: Path, threads: int, pieces: int, out: Path) -> dict:
     o = subprocess.run(
-        [talus, "run", str(config), "--threads", str(threads), "--quiet"],
+        [talus, "run", str(config), "--threads", str(threads), "--out", str(out)],
         capture_output=True,
         text=True,
         check=True,
@@ -44,7 +45,8 @@ def run(talus: str, config: Path, threads: int, pieces: int) -> dict:
         name: float(value) / 100.0
         for name, value in re.findall(r"(\w+) ([\d.]+) %", o.split("time by stage")[1].splitlines()[0])
     }
-    contacts = int(re.search(r"^contacts\s+(\d+)", o, re.M).group(1))
+    found = re.search(r"^contacts\s+(\d+) \((\d+) active", o, re.M)
+    contacts, active = int(found.group(1)), int(found.group(2))
     bodies = int(re.search(r"^clumps\s+(\d+)", o, re.M).group(1)) if pieces > 1 else int(
         re.search(r"^balls\s+(\d+)", o, re.M).group(1)
     )
@@ -52,8 +54,10 @@ def run(talus: str, config: Path, threads: int, pieces: int) -> dict:
         "body_steps_per_s": bodies * steps / wall,
         "piece_steps_per_s": bodies * pieces * steps / wall,
         "ns_per_contact_step": 1e9 * wall * share["contacts"] / (steps * contacts),
+        "ns_per_active_step": 1e9 * wall * share["contacts"] / (steps * active),
         "ns_per_body_step_motion": 1e9 * wall * share["motion"] / (steps * bodies),
         "contacts": contacts,
+        "active": active,
     }
 
 
@@ -63,20 +67,27 @@ def main() -> None:
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--talus", default=str(ROOT / "target/release/talus"))
     a = ap.parse_args()
-    keys = ("body_steps_per_s", "piece_steps_per_s", "ns_per_contact_step", "ns_per_body_step_motion")
+    keys = (
+        "body_steps_per_s",
+        "piece_steps_per_s",
+        "ns_per_contact_step",
+        "ns_per_active_step",
+        "ns_per_body_step_motion",
+    )
     results: dict[tuple[str, int], list[dict]] = {}
     for threads in (int(t) for t in a.threads.split(",")):
         for rep in range(a.reps):
             for name, (config, pieces) in CASES.items():
-                r = run(a.talus, config, threads, pieces)
+                r = run(a.talus, config, threads, pieces, ROOT / f"tools/bench/out/clumps_{name}")
                 results.setdefault((name, threads), []).append(r)
                 print(
                     f"{name:6s} threads {threads} rep {rep}: "
                     f"{r['body_steps_per_s']:.3e} body steps/s, "
                     f"{r['piece_steps_per_s']:.3e} piece steps/s, "
-                    f"contacts {r['ns_per_contact_step']:.1f} ns per contact-step, "
+                    f"contacts {r['ns_per_contact_step']:.1f} ns per contact-step "
+                    f"({r['ns_per_active_step']:.1f} per active), "
                     f"motion {r['ns_per_body_step_motion']:.1f} ns per body-step "
-                    f"({r['contacts']} contacts)",
+                    f"({r['contacts']} contacts, {r['active']} active)",
                     flush=True,
                 )
     print("medians:")
@@ -90,11 +101,15 @@ def main() -> None:
             print(
                 f"  {name:6s} threads {threads}: {m['body_steps_per_s']:.3e} body steps/s, "
                 f"{m['piece_steps_per_s']:.3e} piece steps/s, "
-                f"{m['ns_per_contact_step']:.1f} ns per contact-step, "
+                f"{m['ns_per_contact_step']:.1f} ns per contact-step "
+                f"({m['ns_per_active_step']:.1f} per active), "
                 f"motion {m['ns_per_body_step_motion']:.1f} ns per body-step"
             )
-        ratio = med["clumps"]["ns_per_contact_step"] / med["balls"]["ns_per_contact_step"]
-        print(f"  threads {threads}: clump / ball contact pass per contact {ratio:.2f}")
+        per = {k: med["clumps"][k] / med["balls"][k] for k in ("ns_per_contact_step", "ns_per_active_step")}
+        print(
+            f"  threads {threads}: clump / ball contact pass per contact {per['ns_per_contact_step']:.2f}, "
+            f"per active contact {per['ns_per_active_step']:.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -100,10 +100,45 @@ pub fn load(path: &Path) -> Result<(RunConfig, ModelRegistry)> {
 /// timestep), without stepping: what `run` would refuse before step 1,
 /// `check` refuses.
 pub fn check(path: &Path) -> Result<Simulation> {
+    Ok(check_noted(path)?.0)
+}
+
+/// [`check`], with the notes a user should see about the config (see
+/// [`notes`]).
+pub fn check_noted(path: &Path) -> Result<(Simulation, Vec<String>)> {
     let (cfg, reg) = load(path)?;
     let mut sim = scene::build(&cfg, &reg)?;
     sim.prepare().map_err(|e| origin::located(&cfg, &e))?;
-    Ok(sim)
+    Ok((sim, notes(&cfg)))
+}
+
+/// What a user should know about a valid config before running it: for
+/// each clump shape filled from a mesh, how closely its pebbles fill the
+/// solid.
+pub fn notes(cfg: &RunConfig) -> Vec<String> {
+    cfg.templates
+        .iter()
+        .filter_map(|t| {
+            let fill = t.fill.as_ref()?;
+            let f = &fill.fidelity;
+            let n = t.template.pebbles.len();
+            let short = if n < fill.asked {
+                format!(" (of {} asked: the rest would cover less than a grid step)", fill.asked)
+            } else {
+                String::new()
+            };
+            Some(format!(
+                "clump shape '{}': {n} pebbles{short} fill {}: volume {:.1} % of the solid's, \
+                 Jaccard index {:.3}, surface up to {:.3e} m ({:.1} % of its size) outside the pebbles",
+                t.template.name,
+                fill.path.display(),
+                100.0 * f.volume_ratio,
+                f.jaccard,
+                f.surface_gap,
+                100.0 * f.surface_gap / f.size,
+            ))
+        })
+        .collect()
 }
 
 fn thread_pool(n: usize) -> Result<rayon::ThreadPool> {
@@ -158,6 +193,11 @@ pub fn run(path: &Path, opts: &RunOptions) -> Result<RunSummary> {
             .map_err(|why| anyhow!("--threads {why}"))?;
     }
     let (cfg, reg) = load(path)?;
+    if !opts.quiet {
+        for note in notes(&cfg) {
+            eprintln!("note: {note}");
+        }
+    }
     let threads = opts.threads.unwrap_or(cfg.run.threads);
     let pool = thread_pool(threads)?;
     let n_threads = pool.current_num_threads();

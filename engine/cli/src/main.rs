@@ -163,7 +163,7 @@ fn main_inner(cli: Cli) -> Result<ExitCode> {
             }
         }
         Command::Check { config } => {
-            let sim = talus_cli::check(&config)?;
+            let (sim, notes) = talus_cli::check_noted(&config)?;
             let clumps = match sim.n_clumps() {
                 0 => String::new(),
                 n => format!(
@@ -181,6 +181,9 @@ fn main_inner(cli: Cli) -> Result<ExitCode> {
                 sim.walls().len(),
                 sim.models.len()
             );
+            for note in notes {
+                println!("{note}");
+            }
         }
         Command::Plugins { paths } => {
             let mut reg = talus_cli::default_registry()?;

@@ -280,7 +280,7 @@ impl ShapeKindSpec {
             ShapeKindSpec::Random => &["vertices", "axes", "roughness", "seed"],
             ShapeKindSpec::Vertices => &["points", "hull"],
             ShapeKindSpec::Mesh => &["path", "scale"],
-            ShapeKindSpec::Clump => &["pebbles"],
+            ShapeKindSpec::Clump => &["pebbles", "path", "scale", "count", "resolution"],
         }
     }
 }
@@ -744,6 +744,8 @@ pub(crate) struct ShapeSpec {
     pub dilate: Option<S<Num<Meters>>>,
     pub erode: Option<S<Num<Meters>>>,
     pub pebbles: Option<S<Vec<S<PebbleSpec>>>>,
+    pub count: Option<S<Int>>,
+    pub resolution: Option<S<Int>>,
 }
 
 /// One pebble of `[[shapes]] kind = "clump"`.

@@ -330,6 +330,21 @@ pub struct TemplateSource {
     pub location: Location,
     /// The template, in its principal frame with its mass properties.
     pub template: talus_core::ClumpTemplate,
+    /// For a shape filled from a mesh file: the file and how closely its
+    /// pebbles fill the solid.
+    pub fill: Option<MeshFill>,
+}
+
+/// How a clump shape made from a mesh file fills it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeshFill {
+    /// The mesh file, as resolved.
+    pub path: PathBuf,
+    /// Pebbles asked for (the fill may stop short, see
+    /// [`talus_geometry::fill_with_pebbles`]).
+    pub asked: usize,
+    /// What the pebbles reach.
+    pub fidelity: talus_geometry::Fidelity,
 }
 
 /// `[[blocks]]` or `[[clumps]]`: one source of rigid bodies and the

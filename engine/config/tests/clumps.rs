@@ -117,3 +117,74 @@ fn bad_pebbles_are_refused_where_they_are() {
         assert_at(&e, &text, needle, &[words]);
     }
 }
+
+/// A closed octahedron as OBJ text, vertices at +-1 on each axis.
+fn octahedron_obj() -> String {
+    let mut s = String::from("o oct\n");
+    for v in ["1 0 0", "-1 0 0", "0 1 0", "0 -1 0", "0 0 1", "0 0 -1"] {
+        s += &format!("v {v}\n");
+    }
+    for f in [
+        "1 3 5", "3 2 5", "2 4 5", "4 1 5", "3 1 6", "2 3 6", "4 2 6", "1 4 6",
+    ] {
+        s += &format!("f {f}\n");
+    }
+    s
+}
+
+#[test]
+fn a_mesh_filled_with_pebbles_reports_its_fidelity() {
+    let dir = TempDir::new("clump-mesh");
+    dir.write("oct.obj", octahedron_obj());
+    let table = "[[shapes]]\nname = \"oct\"\nkind = \"clump\"\npath = \"oct.obj\"\nscale = 0.01\ncount = 6\n";
+    let text = format!("{RUN}{table}");
+    let path = dir.write("c.toml", &text);
+    let cfg = talus_config::parse_str(&text, &path).unwrap();
+    let t = &cfg.templates[0];
+    let fill = t.fill.as_ref().expect("a mesh fill");
+    assert_eq!(fill.asked, 6);
+    assert!(!t.template.pebbles.is_empty() && t.template.pebbles.len() <= 6);
+    // The octahedron of half-diagonal 1 cm: volume 4/3 cm^3; the pebbles
+    // lie inside it, so the union is at most that (to the integration's
+    // accuracy) and the largest inscribed ball, radius 1/sqrt(3) cm,
+    // already fills pi 4/3 (1/sqrt 3)^3 / (4/3) = 0.60 of it.
+    let f = &fill.fidelity;
+    assert!(
+        (f.mesh_volume - 4.0 / 3.0 * 1e-6).abs() < 1e-12,
+        "{}",
+        f.mesh_volume
+    );
+    assert!(
+        f.volume_ratio > 0.6 && f.volume_ratio < 1.01,
+        "{}",
+        f.volume_ratio
+    );
+    let inscribed = 0.01 / 3f64.sqrt();
+    let largest = t.template.pebbles.iter().map(|p| p.1).fold(0.0, f64::max);
+    assert!(
+        largest <= inscribed * (1.0 + 1e-9) && largest > 0.9 * inscribed,
+        "{largest}"
+    );
+
+    // Without a count, with both pebbles and a path, with an open mesh.
+    let no_count = format!("{RUN}{}", table.replace("count = 6\n", ""));
+    let e = talus_config::parse_str(&no_count, &path).unwrap_err();
+    assert!(e.to_string().contains("count"), "{e}");
+    let both = format!("{RUN}{table}pebbles = [{{ pos = [0, 0, 0], radius = 1.0 }}]\n");
+    let e = talus_config::parse_str(&both, &path).unwrap_err();
+    assert!(e.to_string().contains("both 'pebbles' and 'path'"), "{e}");
+    let open: String = octahedron_obj()
+        .lines()
+        .filter(|l| *l != "f 1 4 6")
+        .map(|l| format!("{l}\n"))
+        .collect();
+    dir.write("oct.obj", open);
+    let e = talus_config::parse_str(&text, &path).unwrap_err();
+    let shown = e.to_string();
+    assert!(
+        shown.contains("oct.obj")
+            && shown.contains("cannot fill it with pebbles")
+            && shown.contains("not closed"),
+        "{shown}"
+    );
+}

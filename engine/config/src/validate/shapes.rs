@@ -25,18 +25,18 @@ use crate::error::ConfigError;
 use crate::limits::{self, Approx};
 use crate::mesh::FileIssue;
 use crate::spec::{Int, ShapeKindSpec, ShapeSpec, SHAPE_COMMON_KEYS};
-use crate::types::{ShapeSource, TemplateSource};
+use crate::types::{MeshFill, ShapeSource, TemplateSource};
 use talus_core::math::{v3, Vec3};
 use talus_core::BlockShape;
 use talus_geometry::{
-    blocks_from_bytes, box_block, erode, octahedron_block, prism_block, random_block,
-    tetrahedron_block, ConvexPolyhedron, GeometryError, MeshErrorKind, MeshFormat, MeshOptions,
-    RandomBlock,
+    blocks_from_bytes, box_block, erode, fill_with_pebbles, octahedron_block, prism_block,
+    random_block, tetrahedron_block, ConvexPolyhedron, FillOptions, GeometryError, MeshErrorKind,
+    MeshFormat, MeshOptions, RandomBlock,
 };
 
 /// The kind-specific keys of a `[[shapes]]` table with where each is
 /// given.
-fn present_keys(s: &ShapeSpec) -> [(&'static str, Option<Range<usize>>); 14] {
+fn present_keys(s: &ShapeSpec) -> [(&'static str, Option<Range<usize>>); 16] {
     [
         ("size", span_of(&s.size)),
         ("edge", span_of(&s.edge)),
@@ -52,6 +52,8 @@ fn present_keys(s: &ShapeSpec) -> [(&'static str, Option<Range<usize>>); 14] {
         ("path", span_of(&s.path)),
         ("scale", span_of(&s.scale)),
         ("pebbles", span_of(&s.pebbles)),
+        ("count", span_of(&s.count)),
+        ("resolution", span_of(&s.resolution)),
     ]
 }
 
@@ -88,10 +90,51 @@ pub(super) fn template_source(
             format!("{table}: a clump is not rounded ('dilate' and 'erode' are for polyhedral shapes); make the pebbles larger instead"),
         ));
     }
-    let list = s
-        .pebbles
-        .as_ref()
-        .ok_or_else(|| kind_table.missing("pebbles"))?;
+    let (pebbles, fill, at) = match (&s.pebbles, &s.path) {
+        (Some(list), None) => {
+            for key in [("count", span_of(&s.count)), ("resolution", span_of(&s.resolution)), ("scale", span_of(&s.scale))] {
+                if let (k, Some(span)) = key {
+                    return Err(ctx.invalid(
+                        &span,
+                        format!("'{k}' in {table} goes with 'path' (a mesh to fill with pebbles), not with 'pebbles'"),
+                    ));
+                }
+            }
+            (listed_pebbles(ctx, list, table)?, None, list.span())
+        }
+        (None, Some(path)) => {
+            let (pebbles, fill) = mesh_pebbles(ctx, &s, path, table, &|k| kind_table.missing(k))?;
+            (pebbles, Some(fill), path.span())
+        }
+        (Some(list), Some(_)) => {
+            return Err(ctx.invalid(
+                &list.span(),
+                format!("{table} has both 'pebbles' and 'path'; give the pebbles or a mesh to fill"),
+            ))
+        }
+        (None, None) => {
+            return Err(ctx.missing(
+                &table_span,
+                format!("{table} needs 'pebbles' (a list of {{ pos, radius }}) or 'path' (a closed mesh to fill with 'count' pebbles)"),
+            ))
+        }
+    };
+    let template =
+        talus_core::ClumpTemplate::new(name, &pebbles, talus_core::clump::DEFAULT_TOLERANCE)
+            .map_err(|e| ctx.invalid(&at, format!("{table}: {e}")))?;
+    Ok(TemplateSource {
+        location,
+        template,
+        fill,
+    })
+}
+
+/// The pebbles of a `pebbles` list.
+fn listed_pebbles(
+    ctx: &Ctx<'_>,
+    list: &Spanned<Vec<Spanned<crate::spec::PebbleSpec>>>,
+    table: &str,
+) -> Result<Vec<(Vec3, f64)>> {
     let mut pebbles = Vec::with_capacity(list.get_ref().len());
     for (i, p) in list.get_ref().iter().enumerate() {
         let what = format!("pebble #{} of {table}", i + 1);
@@ -115,10 +158,81 @@ pub(super) fn template_source(
             format!("'pebbles' in {table} is empty; give at least one {{ pos = [x, y, z], radius = r }}"),
         ));
     }
-    let template =
-        talus_core::ClumpTemplate::new(name, &pebbles, talus_core::clump::DEFAULT_TOLERANCE)
-            .map_err(|e| ctx.invalid(&list.span(), format!("{table}: {e}")))?;
-    Ok(TemplateSource { location, template })
+    Ok(pebbles)
+}
+
+/// The most pebbles a mesh may be filled with: the union's mass
+/// properties cost grows with the pebbles and their overlaps.
+const MAX_FILL_PEBBLES: i64 = 200;
+
+/// The pebbles that fill the closed mesh of `path` (`count` of them, on a
+/// grid of `resolution` steps along the longest side), scaled by `scale`.
+fn mesh_pebbles(
+    ctx: &Ctx<'_>,
+    s: &ShapeSpec,
+    path_spec: &Spanned<String>,
+    table: &str,
+    require: &dyn Fn(&str) -> ConfigError,
+) -> Result<(Vec<(Vec3, f64)>, MeshFill)> {
+    let key_span = path_spec.span();
+    let ext = Path::new(path_spec.get_ref())
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let read = match ext.as_deref() {
+        Some("obj") => crate::mesh::read_obj,
+        Some("stl") => crate::mesh::read_stl,
+        _ => {
+            return Err(ctx.invalid(
+                &key_span,
+                format!(
+                    "mesh file '{}' in {table} has an unsupported format; use .obj or .stl (ASCII or binary)",
+                    path_spec.get_ref()
+                ),
+            ))
+        }
+    };
+    let count = s.count.as_ref().ok_or_else(|| require("count"))?;
+    let asked = int_at_least(ctx, count, 1, &format!("'count' in {table}"))?;
+    if asked > MAX_FILL_PEBBLES {
+        return Err(ctx.invalid(
+            &count.span(),
+            format!("'count' in {table} must be at most {MAX_FILL_PEBBLES} (the union's mass properties grow costly), got {asked}"),
+        ));
+    }
+    let mut options = FillOptions::default();
+    if let Some(r) = &s.resolution {
+        let v = int_at_least(ctx, r, 2, &format!("'resolution' in {table}"))?;
+        if v > 256 {
+            return Err(ctx.invalid(
+                &r.span(),
+                format!("'resolution' in {table} must be at most 256, got {v}"),
+            ));
+        }
+        options.resolution = v as usize;
+    }
+    let scale = mesh_scale(ctx, &s.scale, table)?;
+    let (path, bytes) = ctx.data_file(path_spec, "mesh file", table)?;
+    let (vertices, triangles) =
+        read(&bytes).map_err(|issue| ctx.data_error(&path, &key_span, issue))?;
+    let corner = |i: u32| Vec3::from_array(vertices[i as usize]) * scale;
+    let soup: Vec<[Vec3; 3]> = triangles
+        .iter()
+        .map(|t| [corner(t[0]), corner(t[1]), corner(t[2])])
+        .collect();
+    let filled = fill_with_pebbles(&soup, asked as usize, &options).map_err(|e| {
+        ctx.data_error(
+            &path,
+            &key_span,
+            FileIssue::whole(format!("cannot fill it with pebbles: {e}")),
+        )
+    })?;
+    let fill = MeshFill {
+        path,
+        asked: asked as usize,
+        fidelity: filled.fidelity,
+    };
+    Ok((filled.pebbles, fill))
 }
 
 /// One `[[shapes]]` table: one shape, or one per object of a mesh file.

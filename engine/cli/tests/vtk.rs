@@ -136,6 +136,65 @@ fn the_series_reads_back_with_the_values_of_the_parquet_tables() {
     assert_ok(&python(&[script.to_str().unwrap(), out.to_str().unwrap()]));
 }
 
+/// Clumps of two shapes dropped into a box settle onto its floor and on
+/// each other.
+const CLUMPS: &str = r#"
+[run]
+steps = 8000
+dt = "auto"
+gravity = [0.0, 0.0, -9.81]
+seed = 3
+
+[[models]]
+model = "linear"
+groups = ["*", "*"]
+properties = { kn = 2e4, ks = 1e4, fric = 0.5, dp_nratio = 0.3 }
+
+[[shapes]]
+name = "peanut"
+kind = "clump"
+pebbles = [{ pos = [-0.004, 0.0, 0.0], radius = 0.005 }, { pos = [0.004, 0.0, 0.0], radius = 0.005 }]
+
+[[shapes]]
+name = "ell"
+kind = "clump"
+pebbles = [
+  { pos = [0.0, 0.0, 0.0], radius = 0.005 },
+  { pos = [0.007, 0.0, 0.0], radius = 0.004 },
+  { pos = [0.0, 0.006, 0.001], radius = 0.004 },
+]
+
+[[clumps]]
+kind = "random"
+group = "grain"
+shapes = ["peanut", "ell"]
+count = 40
+density = 2500.0
+damping = 0.3
+region = { min = [0.0, 0.0, 0.0], max = [0.06, 0.06, 0.16] }
+
+[[walls]]
+name = "box"
+kind = "box"
+group = "box"
+min = [0.0, 0.0, 0.0]
+max = [0.06, 0.06, 0.2]
+open = ["+z"]
+
+[output]
+contacts = 1000
+bodies = 1000
+vtk = 1000
+"#;
+
+#[test]
+fn clump_pebbles_rebuild_from_the_tables_as_the_docs_say() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(tmp.path(), "clumps", CLUMPS, "2");
+    let script = workspace_root().join("engine/cli/tests/clump_readback.py");
+    assert_ok(&python(&[script.to_str().unwrap(), out.to_str().unwrap()]));
+}
+
 /// The bytes of every Parquet part of the tables a run records each frame.
 fn parquet_bytes(out: &Path) -> Vec<(String, Vec<u8>)> {
     let mut all = Vec::new();

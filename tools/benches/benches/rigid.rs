@@ -17,7 +17,10 @@ fn bodies() -> Vec<(PrincipalInertia, RigidRotation)> {
             let inertia = PrincipalInertia::new(Vec3::new(1.0, 2.0 + 0.001 * f, 3.0)).unwrap();
             let q = Quat::from_scaled_axis(Vec3::new(0.3 + 0.001 * f, -0.7, 0.4));
             let w = Vec3::new(2.0, -1.0 + 0.01 * f, 0.5);
-            (inertia, RigidRotation::start(&inertia, q, w, Vec3::ZERO, 1e-5))
+            (
+                inertia,
+                RigidRotation::start(&inertia, q, w, Vec3::ZERO, 1e-5),
+            )
         })
         .collect()
 }

@@ -222,7 +222,7 @@ impl Recorder {
         let or_minus_one = |id: Option<u64>| id.map_or(-1, |id| id as i64);
         for c in snap.contacts() {
             id.push(c.id);
-            kind.push(pair_name(&c));
+            kind.push(pair_name(c.end1, c.end2));
             for (col, end) in pebbles.iter_mut().zip([c.end1, c.end2]) {
                 col.push(end.pebble().map_or(-1, i64::from));
             }
@@ -596,10 +596,12 @@ impl Recorder {
         let mut step = Vec::with_capacity(n);
         let mut time = Vec::with_capacity(n);
         let mut id = Vec::with_capacity(n);
+        let mut kind = Vec::with_capacity(n);
         let mut end1 = Vec::with_capacity(n);
         let mut end2 = Vec::with_capacity(n);
         let mut body2 = Vec::with_capacity(n);
         let mut facet = Vec::with_capacity(n);
+        let mut pebbles: [Vec<i64>; 2] = std::array::from_fn(|_| Vec::with_capacity(n));
         let mut mode = Vec::with_capacity(n);
         let mut position = Vec3Columns::<1>::with_capacity(n);
         let mut state: Vec<Vec<Option<f64>>> = (0..self.state_columns.len())
@@ -609,6 +611,10 @@ impl Recorder {
             step.push(b.step);
             time.push(b.time);
             id.push(b.contact);
+            kind.push(pair_name(b.end1, b.end2));
+            for (col, end) in pebbles.iter_mut().zip([b.end1, b.end2]) {
+                col.push(end.pebble().map_or(-1, i64::from));
+            }
             end1.push(b.end1.body());
             end2.push(b.end2.facet().map_or(b.end2.body(), u64::from));
             body2.push(b.end2.body());
@@ -638,19 +644,47 @@ impl Recorder {
                 "contact id (as in the contacts table)",
                 Column::U64(id),
             )
-            .push("end1", "-", "ball id of end1", Column::U64(end1))
+            .push(
+                "kind",
+                "",
+                "pair kind, as in the contacts table",
+                Column::Str(kind),
+            )
+            .push(
+                "end1",
+                "-",
+                "ball, block or clump id of end1",
+                Column::U64(end1),
+            )
             .push(
                 "end2",
                 "-",
-                "ball id of end2, or facet index in its wall",
+                "ball, block or clump id of end2, or facet index in its wall",
                 Column::U64(end2),
             )
-            .push("body2", "-", "ball or wall id of end2", Column::U64(body2))
+            .push(
+                "body2",
+                "-",
+                "ball, block, clump or wall id of end2",
+                Column::U64(body2),
+            )
             .push(
                 "facet",
                 "-",
                 "facet index for a bond to a wall, else -1",
                 Column::I64(facet),
+            )
+            .push(
+                "pebble1",
+                "-",
+                "pebble index of end1 in its clump's shape, else -1",
+                Column::I64(std::mem::take(&mut pebbles[0])),
+            )
+            .push(
+                "pebble2",
+                "-",
+                "pebble index of end2 in its clump's shape, else -1",
+                Column::I64(std::mem::take(&mut pebbles[1])),
             )
             .push(
                 "mode",
@@ -697,14 +731,14 @@ fn add_written_frame(frame: &mut Frame, written: Vec3Columns<1>, turn: [Vec<f64>
 
 /// The pair kind of a contact as its ends' kinds: the engine's lane kind
 /// with a clump's pebble named as such (a pebble is resolved as a ball).
-fn pair_name(c: &ContactRow<'_>) -> String {
+fn pair_name(end1: PieceId, end2: PieceId) -> String {
     let kind = |p: PieceId| match p {
         PieceId::Ball { .. } => "ball",
         PieceId::Pebble { .. } => "pebble",
         PieceId::Block { .. } => "block",
         PieceId::Facet { .. } => "facet",
     };
-    format!("{}-{}", kind(c.end1), kind(c.end2))
+    format!("{}-{}", kind(end1), kind(end2))
 }
 
 #[cfg(test)]

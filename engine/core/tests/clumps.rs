@@ -379,3 +379,91 @@ fn a_heap_of_clumps_gives_the_same_bits_on_one_and_two_threads() {
 fn bits_of(v: Vec3) -> [u64; 3] {
     bits(v)
 }
+
+/// Two peanuts end to end along x, the touching pebbles bonded
+/// (linearbond), pulled apart at constant speed with their rotation held:
+/// the bond acts on the clumps as on two balls, its force the closed form
+/// `-pb_kn A v dt k` after `k` steps until the step its tensile stress
+/// passes the strength; no bond forms inside a clump.
+#[test]
+fn a_bond_between_pebbles_of_two_clumps_pulls_the_clumps() {
+    use talus_core::{BondInstall, BondTime, BreakMode};
+    let (r, dt, v) = (0.01, 1e-7, 0.05);
+    let (kn, pb_kn) = (1e6, 2e12);
+    let per_step = v * dt;
+    let area = std::f64::consts::PI * r * r;
+    let ten = pb_kn * 40.5 * per_step;
+    let mut s = Simulation::new(Settings {
+        timestep: Timestep::Fixed(dt),
+        ..Settings::default()
+    });
+    let g = s.group("g");
+    let root = talus_plugin_linearbond::root_module();
+    let entry = talus_sdk::ModelEntry::from_abi((root.models())()[0]).unwrap();
+    let m = s.add_model(entry);
+    let props = vec![
+        kn, 0.0, 0.0, 0.0, 0.0, pb_kn, 8e11, 1.0, ten, 0.0, 1e30, 0.0, 0.0, 1.0,
+    ];
+    s.assign(g, g, m, props).unwrap();
+    // Pebbles 1.5 r apart within a peanut (they overlap), the two
+    // peanuts' inner pebbles just touching (gap 0).
+    let peanut = [
+        (Vec3::new(-0.75 * r, 0.0, 0.0), r),
+        (Vec3::new(0.75 * r, 0.0, 0.0), r),
+    ];
+    let t = s.add_template(ClumpTemplate::new("peanut", &peanut, 1e-6).unwrap());
+    let q = s.templates()[t as usize].input_rotation;
+    for x in [-1.75 * r, 1.75 * r] {
+        let mut c = clump(t, Vec3::new(x, 0.0, 0.0), q, 0.0);
+        c.group = g;
+        c.fixity = Fixity::from_flags([true; 6]);
+        s.add_clump(c).unwrap();
+    }
+    s.install_bonds(BondInstall {
+        groups: (g, g),
+        gap: 1e-12,
+        at: BondTime::Step(0),
+    })
+    .unwrap();
+    s.prepare().unwrap();
+    // One contact: the two inner pebbles (none inside a clump).
+    assert_eq!(s.n_contacts(), 1);
+    s.clumps_mut().vel[1] = Vec3::new(v, 0.0, 0.0);
+    let mut broke_at = None;
+    for k in 1..=80u64 {
+        s.cycle().unwrap();
+        for b in s.take_bond_breaks() {
+            assert_eq!(b.mode, BreakMode::Tension);
+            assert!(
+                matches!(b.end1, PieceId::Pebble { clump: 1, index: 1 }),
+                "{:?}",
+                b.end1
+            );
+            assert!(
+                matches!(b.end2, PieceId::Pebble { clump: 2, index: 0 }),
+                "{:?}",
+                b.end2
+            );
+            broke_at = Some(b.step);
+        }
+        let c = s.clumps();
+        let gap = (c.pos[1].x - c.pos[0].x) - 3.5 * r;
+        let linear = kn * (-gap).max(0.0);
+        let bond = if k < 41 {
+            -pb_kn * area * per_step * k as f64
+        } else {
+            0.0
+        };
+        let f = c.force[1];
+        let scale = linear.abs() + bond.abs();
+        assert!(
+            (f.x - (linear + bond)).abs() <= 1e-9 * scale + 1e-300,
+            "step {k}: force {f}, closed form {}",
+            linear + bond
+        );
+        // Along the line of centres: no moment about either centroid.
+        assert!(c.moment[1].length() <= 1e-9 * scale * r && f.y.abs() <= 1e-9 * scale);
+        assert_eq!(c.force[0].x, -f.x, "action and reaction");
+    }
+    assert_eq!(broke_at, Some(41));
+}

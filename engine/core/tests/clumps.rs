@@ -467,3 +467,52 @@ fn a_bond_between_pebbles_of_two_clumps_pulls_the_clumps() {
     }
     assert_eq!(broke_at, Some(41));
 }
+
+/// The L dropped on a fixed slab (a block): its pebbles meet the block
+/// through the ball-block kernel, and at rest the clump's contact force
+/// balances its weight and the block takes it.
+#[test]
+fn a_clump_resting_on_a_block_carries_its_weight() {
+    use talus_core::{BlockInit, BlockShape};
+    let mut s = sim(Timestep::Auto { safety: 0.5 });
+    let (g, k) = (s.group("g"), s.group("k"));
+    let m = s.add_model(linear());
+    for (a, b) in [(g, g), (g, k), (k, k)] {
+        s.assign(a, b, m, vec![1e5, 5e4, 0.5, 0.1, 0.1]).unwrap();
+    }
+    let slab = talus_geometry::box_block(Vec3::new(0.3, 0.3, 0.1)).unwrap();
+    let shape = s.add_shape(BlockShape::new("slab", &slab).unwrap());
+    s.add_block(BlockInit {
+        shape,
+        pos: Vec3::new(0.0, 0.0, -0.05),
+        orientation: Quat::IDENTITY,
+        velocity: Vec3::ZERO,
+        spin: Vec3::ZERO,
+        density: 2000.0,
+        group: k,
+        damping: 0.0,
+        fixity: Fixity::from_flags([true; 6]),
+    })
+    .unwrap();
+    let t = s.add_template(ell());
+    let q = s.templates()[t as usize].input_rotation;
+    let mut c = clump(t, Vec3::new(0.01, -0.02, 0.02), q, 0.7);
+    c.group = g;
+    s.add_clump(c).unwrap();
+    s.prepare().unwrap();
+    for _ in 0..40_000 {
+        s.cycle().unwrap();
+    }
+    let weight = s.clumps().mass[0] * 9.81;
+    let f = s.clumps().force[0];
+    assert!(((f.z - weight) / weight).abs() < 1e-9, "{f} vs {weight}");
+    let on_block = s.blocks().force[0];
+    assert!(((on_block.z + weight) / weight).abs() < 1e-9, "{on_block}");
+    let snap = s.snapshot();
+    let kinds: Vec<_> = snap
+        .contacts()
+        .filter(|c| c.active)
+        .map(|c| c.pair)
+        .collect();
+    assert_eq!(kinds, [PairKind::BallBlock; 3], "each pebble on the slab");
+}

@@ -15,7 +15,7 @@ use anyhow::{anyhow, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use talus_config::{Duration, RunConfig};
+use talus_config::{error_at, Duration, RunConfig};
 use talus_core::Simulation;
 use talus_host::{ModelRegistry, Origin};
 use talus_output::{DatasetWriter, OutputSummary, RunState, Table, WriterOptions};
@@ -236,7 +236,15 @@ fn run_loaded(
         }
         None => {
             let out = opts.out.clone().unwrap_or_else(|| cfg.output.dir.clone());
-            let writer = DatasetWriter::create(&out, options).map_err(|e| anyhow!("{e}"))?;
+            // A folder the config names is reported at its 'dir' key.
+            let at = match (&opts.out, &cfg.output.dir_location) {
+                (None, Some(loc)) => Some(loc),
+                _ => None,
+            };
+            let writer = DatasetWriter::create(&out, options).map_err(|e| match at {
+                Some(loc) => anyhow::Error::from(error_at(loc, format!("[output] dir: {e}"))),
+                None => anyhow!("{e}"),
+            })?;
             resume::remove_stale(&out)?;
             (out, writer)
         }

@@ -335,3 +335,28 @@ fn a_fifo_given_as_a_mesh_is_refused_without_blocking() {
         &["a FIFO (named pipe), not a regular file"],
     );
 }
+
+/// An output folder the config names but that cannot be made (here under
+/// a regular file) is reported at the config's `dir` key.
+#[test]
+fn an_output_folder_that_cannot_be_made_names_its_config_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let blocker = dir.path().join("a_file");
+    std::fs::write(&blocker, "x").unwrap();
+    let out = blocker.join("out");
+    let text = format!(
+        "[run]\nsteps = 5\n[[balls]]\nkind = \"list\"\nradius = 0.01\ndensity = 2500\nballs = [{{ pos = [0, 0, 0] }}]\n{MODEL}\n[output]\ndir = \"{}\"\n",
+        out.display()
+    );
+    let cfg = dir.path().join("c.toml");
+    std::fs::write(&cfg, &text).unwrap();
+    let o = talus_within(&["run", cfg.to_str().unwrap(), "--quiet"], LIMIT);
+    let e = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    let line = text.lines().position(|l| l.starts_with("dir =")).unwrap() + 1;
+    let at = format!("error: {}:{line}:7: [output] dir: ", cfg.display());
+    assert!(
+        e.starts_with(&at) && e.trim_end().lines().count() == 1,
+        "{e}"
+    );
+}

@@ -439,6 +439,9 @@ pub struct OutputSettings {
     /// Output folder, relative to the current working directory (not to the
     /// config file). Default `out/<config file stem>`.
     pub dir: PathBuf,
+    /// Where `dir` is given (the `dir` key of `[output]`), for messages
+    /// about the folder; `None` for the default folder.
+    pub dir_location: Option<Location>,
     /// Record contacts every N steps; 0 = never. Default 1000.
     pub contacts: u64,
     /// Record bodies every N steps; 0 = never. Default 1000.

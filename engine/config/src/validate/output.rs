@@ -33,6 +33,7 @@ pub(super) fn output_settings(
     let Some(output) = output else {
         return Ok(OutputSettings {
             dir: default_dir,
+            dir_location: None,
             contacts: 1000,
             bodies: 1000,
             walls: 100,
@@ -60,6 +61,7 @@ pub(super) fn output_settings(
     };
     Ok(OutputSettings {
         dir,
+        dir_location: o.dir.as_ref().map(|d| ctx.loc(&d.span())),
         contacts: every(&o.contacts, "contacts", 1000)?,
         bodies: every(&o.bodies, "bodies", 1000)?,
         walls: every(&o.walls, "walls", 100)?,

@@ -10,6 +10,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use abi_stable::std_types::{RErr, ROk, RResult, RSlice, RSliceMut, RString};
 
 use crate::descriptor::{ModelDescriptor, ModelEntry, StateEvent};
+use crate::shape::ShapeEntry;
 use crate::{flags, inputs, BatchContext, BatchError, ContactInput, ContactOutput, InputColumn};
 
 /// One contact as the kernel sees it: its base input (through `Deref`,
@@ -186,6 +187,36 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+/// Runs the body of a batch entry point with panics caught: an error or a
+/// panic becomes a [`BatchError`] at the index that `cursor` holds then.
+#[inline(always)]
+pub(crate) fn guard_batch(
+    cursor: &Cell<usize>,
+    body: impl FnOnce() -> Result<(), String>,
+) -> RResult<(), BatchError> {
+    let _scope = BatchScope::enter();
+    let message = match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => return ROk(()),
+        Ok(Err(message)) => message,
+        Err(payload) => panic_message(payload.as_ref()),
+    };
+    RErr(BatchError {
+        index: cursor.get() as u64,
+        message: RString::from(message),
+    })
+}
+
+/// Runs the body of an entry point that answers a value or a message,
+/// with panics caught: a panic becomes the message `"panicked: ..."`.
+pub(crate) fn guard_call<T>(body: impl FnOnce() -> Result<T, String>) -> RResult<T, RString> {
+    let _scope = BatchScope::enter();
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(value)) => ROk(value),
+        Ok(Err(message)) => RErr(RString::from(message)),
+        Err(payload) => RErr(RString::from(panic_message(payload.as_ref()))),
+    }
+}
+
 fn check_lengths(
     ctx: &BatchContext<'_>,
     n_inputs: usize,
@@ -263,8 +294,7 @@ pub extern "C" fn run_batch<M: ContactModel>(
 ) -> RResult<(), BatchError> {
     // Index in the batch of the contact being processed.
     let cursor = Cell::new(0usize);
-    let _scope = BatchScope::enter();
-    let result = catch_unwind(AssertUnwindSafe(|| -> Result<(), String> {
+    guard_batch(&cursor, || {
         // The engine takes both lengths from this model's descriptor when
         // it loads the plugin; only the slices are checked here.
         let n_props = ctx.n_props as usize;
@@ -301,19 +331,7 @@ pub extern "C" fn run_batch<M: ContactModel>(
             lo = hi;
         }
         Ok(())
-    }));
-    let index = cursor.get() as u64;
-    match result {
-        Ok(Ok(())) => ROk(()),
-        Ok(Err(message)) => RErr(BatchError {
-            index,
-            message: RString::from(message),
-        }),
-        Err(payload) => RErr(BatchError {
-            index,
-            message: RString::from(panic_message(payload.as_ref())),
-        }),
-    }
+    })
 }
 
 /// The custom-state ABI entry point for model `M` (see [`crate::StateFn`]).
@@ -323,8 +341,7 @@ pub extern "C" fn run_custom_state<M: ContactModel>(
     from: RSlice<'_, f64>,
     mut to: RSliceMut<'_, f64>,
 ) -> RResult<(), RString> {
-    let _scope = BatchScope::enter();
-    let result = catch_unwind(AssertUnwindSafe(|| {
+    guard_call(|| {
         let Some(event) = StateEvent::from_code(event) else {
             return Err(format!("unknown state event {event}"));
         };
@@ -337,22 +354,26 @@ pub extern "C" fn run_custom_state<M: ContactModel>(
         }
         M::custom_state(event, props.as_slice(), from.as_slice(), to.as_mut_slice());
         Ok(())
-    }));
-    match result {
-        Ok(Ok(())) => ROk(()),
-        Ok(Err(m)) => RErr(RString::from(m)),
-        Err(payload) => RErr(RString::from(panic_message(payload.as_ref()))),
-    }
+    })
 }
 
-/// Builds the exported records of a plugin's models, catching a panic in
-/// a model's `descriptor()`: unwinding out of the `extern "C"` root-module
-/// function would abort the engine. A plugin whose list panics reports no
-/// models, which the engine refuses with a message naming the library.
+/// Builds the exported records of a plugin's models and shapes, catching
+/// a panic in a `descriptor()`: unwinding out of the `extern "C"`
+/// root-module functions would abort the engine. A plugin with a panicking
+/// descriptor reports neither models nor shapes (not just fewer), which the
+/// engine refuses with a message naming the library.
 #[doc(hidden)]
-pub fn guarded_models(build: fn() -> Vec<ModelEntry>) -> Vec<crate::ModelModRef> {
+pub fn guarded_records(
+    models: fn() -> Vec<ModelEntry>,
+    shapes: fn() -> Vec<ShapeEntry>,
+) -> (Vec<crate::ModelModRef>, Vec<crate::ShapeModRef>) {
     let _scope = BatchScope::enter();
-    catch_unwind(|| build().iter().map(ModelEntry::to_abi).collect()).unwrap_or_default()
+    catch_unwind(|| {
+        let models = models().iter().map(ModelEntry::to_abi).collect();
+        let shapes = shapes().iter().map(ShapeEntry::to_abi).collect();
+        (models, shapes)
+    })
+    .unwrap_or_default()
 }
 
 #[cfg(test)]

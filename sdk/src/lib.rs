@@ -2,11 +2,13 @@
 //!
 //! A plugin is a dynamic library (or, for the embedded defaults, an rlib)
 //! that hands the engine one root module, [`PluginModRef`]. The root module
-//! lists contact models. A model is a [`ModelDescriptor`] (name,
+//! lists contact models and shapes. A model is a [`ModelDescriptor`] (name,
 //! properties with units and ranges, per-contact state slots with their
 //! propagation rules, activity rule, the optional inputs it reads) and one
 //! batch force-displacement function, which the sdk generates around a
-//! per-contact kernel.
+//! per-contact kernel. A shape (since 0.3.4, module [`shape`]) is a convex
+//! body kind: a [`ShapeDescriptor`] and batched mass-property, support and
+//! optional closest-point functions, generated around a [`ShapeModel`].
 //!
 //! Goals, in order:
 //! 1. Nothing undefined crosses the boundary: only `#[repr(C)]` data that
@@ -48,7 +50,16 @@
 //!   know, at load time.
 //!
 //! Root-module fields, likewise, are only ever appended after the
-//! `last_prefix_field`.
+//! `last_prefix_field`, each with an accessor that returns `None` for a
+//! library built before the field existed (the shape list, added in
+//! 0.3.4, is the first).
+//!
+//! abi_stable's layout check accepts a library whose prefix types have
+//! more fields than the engine's, but not fewer, even past the
+//! `last_prefix_field`. So an append also keeps the layout it extends in
+//! [`abi::legacy`]: the engine checks a library that does not match the
+//! current layout against those, and then reads it through the current
+//! accessors.
 
 #![warn(missing_docs)]
 
@@ -65,13 +76,18 @@ mod driver;
 pub mod flags;
 pub mod inputs;
 pub mod report;
+pub mod shape;
 
-pub use abi::{ModelModRef, PluginModRef};
+pub use abi::{ModelModRef, PluginModRef, ShapeModRef};
 pub use descriptor::{
     Activity, ModelDescriptor, ModelEntry, Propagation, PropertyDesc, StateEvent, StateSlotDesc,
     Swap,
 };
-pub use driver::{guarded_models, run_batch, run_custom_state, Contact, ContactModel};
+pub use driver::{guarded_records, run_batch, run_custom_state, Contact, ContactModel};
+pub use shape::{
+    shape_entry, ClosestPoint, ClosestPointFn, FeatureFn, FeatureRule, MassFn, MassProperties,
+    ShapeDescriptor, ShapeEntry, ShapeModel, ShapeQuery, SupportFn,
+};
 
 /// Version of this sdk; it is also the ABI version checked at load time.
 pub const SDK_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -271,36 +287,64 @@ pub extern "C" fn sdk_version() -> RStr<'static> {
     RStr::from_str(SDK_VERSION)
 }
 
-/// Defines `pub fn root_module() -> PluginModRef` for a list of models.
+/// Defines `pub fn root_module() -> PluginModRef` for lists of models and
+/// shapes.
 ///
 /// ```text
-/// talus_sdk::define_plugin!("my_plugin", [MyModel]);
+/// talus_sdk::define_plugin!("my_plugin", [MyModel]);              // models
+/// talus_sdk::define_plugin!("my_plugin", shapes: [MyShape]);       // shapes
+/// talus_sdk::define_plugin!("my_plugin", models: [MyModel], shapes: [MyShape]);
 /// talus_sdk::export_plugin!();
 /// ```
 ///
-/// The model records are built (and leaked) once per process, at the
-/// first call of the root module's `models`.
+/// The records are built (and leaked) once per process, at the first call
+/// of the root module's `models` or `shapes`.
 #[macro_export]
 macro_rules! define_plugin {
     ($plugin:expr, [$($model:ty),+ $(,)?]) => {
+        $crate::define_plugin!(@root $plugin, [$($model),+], []);
+    };
+    ($plugin:expr, models: [$($model:ty),* $(,)?], shapes: [$($shape:ty),* $(,)?] $(,)?) => {
+        $crate::define_plugin!(@root $plugin, [$($model),*], [$($shape),*]);
+    };
+    ($plugin:expr, shapes: [$($shape:ty),* $(,)?] $(,)?) => {
+        $crate::define_plugin!(@root $plugin, [], [$($shape),*]);
+    };
+    (@root $plugin:expr, [$($model:ty),*], [$($shape:ty),*]) => {
         extern "C" fn __talus_plugin_name() -> $crate::abi_stable::std_types::RStr<'static> {
             $crate::abi_stable::std_types::RStr::from_str($plugin)
         }
 
         fn __talus_build_models() -> ::std::vec::Vec<$crate::ModelEntry> {
-            ::std::vec![$($crate::entry::<$model>()),+]
+            ::std::vec![$($crate::entry::<$model>()),*]
+        }
+
+        fn __talus_build_shapes() -> ::std::vec::Vec<$crate::ShapeEntry> {
+            ::std::vec![$($crate::shape_entry::<$shape>()),*]
+        }
+
+        type __TalusRecords = (
+            ::std::vec::Vec<$crate::ModelModRef>,
+            ::std::vec::Vec<$crate::ShapeModRef>,
+        );
+
+        fn __talus_records() -> &'static __TalusRecords {
+            static RECORDS: ::std::sync::OnceLock<__TalusRecords> = ::std::sync::OnceLock::new();
+            RECORDS.get_or_init(|| {
+                $crate::guarded_records(__talus_build_models, __talus_build_shapes)
+            })
         }
 
         extern "C" fn __talus_models()
             -> $crate::abi_stable::std_types::RVec<$crate::ModelModRef>
         {
-            static MODELS: ::std::sync::OnceLock<::std::vec::Vec<$crate::ModelModRef>> =
-                ::std::sync::OnceLock::new();
-            MODELS
-                .get_or_init(|| $crate::guarded_models(__talus_build_models))
-                .iter()
-                .copied()
-                .collect()
+            __talus_records().0.iter().copied().collect()
+        }
+
+        extern "C" fn __talus_shapes()
+            -> $crate::abi_stable::std_types::RVec<$crate::ShapeModRef>
+        {
+            __talus_records().1.iter().copied().collect()
         }
 
         /// The plugin's root module (also used to embed it statically).
@@ -310,6 +354,7 @@ macro_rules! define_plugin {
                 plugin_name: __talus_plugin_name,
                 sdk_version: $crate::sdk_version,
                 models: __talus_models,
+                shapes: __talus_shapes,
             }
             .leak_into_prefix()
         }

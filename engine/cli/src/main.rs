@@ -47,7 +47,7 @@ enum Command {
         /// The run config.
         config: PathBuf,
     },
-    /// List every contact model found: embedded ones and those in PATHs.
+    /// List every contact model and shape found: embedded ones and those in PATHs.
     Plugins {
         /// Plugin libraries or folders of libraries.
         paths: Vec<PathBuf>,
@@ -192,6 +192,9 @@ fn main_inner(cli: Cli) -> Result<ExitCode> {
             }
             for m in reg.models() {
                 println!("{}", talus_host::describe(m));
+            }
+            for shape in reg.shapes() {
+                println!("{}", talus_host::describe_shape(shape));
             }
         }
     }

@@ -488,6 +488,30 @@ fn plugins_command_lists_embedded_and_loaded_models() {
     }
 }
 
+#[test]
+fn plugins_command_lists_shapes_and_refuses_another_sdk_in_one_line() {
+    let lib = build_plugin_cdylib("talus-plugin-superquadric");
+    let o = talus(&["plugins", lib.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = String::from_utf8_lossy(&o.stdout);
+    for w in [
+        "linear 0.1.0",
+        "superellipsoid 0.1.0 (shape)",
+        "talus-plugin-superquadric",
+        "features:    smooth",
+        "a     m     required  [0, inf)",
+        "n2    -     2         [2, 10]",
+    ] {
+        assert!(s.contains(w), "'{w}' missing from:\n{s}");
+    }
+    let other = build_fixture("shape_new_sdk");
+    let o = talus(&["plugins", other.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert_eq!(e.trim_end().lines().count(), 1, "{e}");
+    assert!(e.contains("built with talus sdk 0.4.0"), "{e}");
+}
+
 /// The rows of a walls dataset as (name, time, cz, fz).
 fn wall_rows(dir: &Path) -> Vec<(String, f64, f64, f64)> {
     use arrow::array::{Array, AsArray};

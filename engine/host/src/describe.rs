@@ -1,11 +1,96 @@
-//! Human-readable model descriptions (for `talus plugins`).
+//! Human-readable model and shape descriptions (for `talus plugins`).
 
 use std::fmt::Write;
 
-use talus_sdk::{inputs, Activity, Propagation, Swap};
+use talus_sdk::{inputs, Activity, FeatureRule, Propagation, PropertyDesc, Swap};
 
 use crate::error::range_text;
-use crate::RegisteredModel;
+use crate::{Origin, RegisteredModel, RegisteredShape};
+
+/// The lines every description starts with: `name version` (with a
+/// `suffix`), plugin, sdk, origin, summary and citation.
+fn header(
+    out: &mut String,
+    title: &str,
+    plugin: &str,
+    sdk_version: &str,
+    origin: &Origin,
+    summary: &str,
+    citation: &str,
+) {
+    // Writing into a String cannot fail.
+    let _ = writeln!(out, "{title}");
+    let _ = writeln!(out, "  plugin:      {plugin}");
+    let _ = writeln!(out, "  sdk:         {sdk_version}");
+    // Not wrapped: a path must stay on one line to be copied.
+    let _ = writeln!(out, "  origin:      {origin}");
+    if !summary.is_empty() {
+        field(out, "summary:", summary);
+    }
+    if !citation.is_empty() {
+        field(out, "citation:", citation);
+    }
+}
+
+/// The table of properties (unit, default or "required", range, doc).
+fn properties(out: &mut String, properties: &[PropertyDesc]) {
+    if properties.is_empty() {
+        let _ = writeln!(out, "  properties:  none");
+        return;
+    }
+    let _ = writeln!(out, "  properties:");
+    let rows: Vec<[String; 5]> = properties
+        .iter()
+        .map(|p| {
+            [
+                p.name.to_string(),
+                p.unit.to_string(),
+                p.default
+                    .map_or_else(|| "required".to_string(), |v| v.to_string()),
+                range_text(p.min, p.max),
+                p.doc.to_string(),
+            ]
+        })
+        .collect();
+    table(
+        out,
+        ["name", "unit", "default", "range", "description"],
+        &rows,
+    );
+}
+
+/// A human-readable block describing a registered shape: name, version
+/// and "(shape)", plugin, the sdk it was built with, origin, summary,
+/// citation, the feature rule, the exact routines it gives and a table of
+/// properties (unit, default or "required", range, doc).
+pub fn describe_shape(shape: &RegisteredShape) -> String {
+    let d = &shape.entry.descriptor;
+    let mut out = String::new();
+    header(
+        &mut out,
+        &format!("{} {} (shape)", d.name, d.version),
+        &shape.plugin,
+        &shape.sdk_version,
+        &shape.origin,
+        &d.summary,
+        &d.citation,
+    );
+    let features = match d.features {
+        FeatureRule::Smooth => "smooth: one feature, contact state carried as it is",
+        FeatureRule::ByModel => {
+            "by model: on a change of feature each state slot follows its model's wall rule"
+        }
+    };
+    field(&mut out, "features:", features);
+    let exact = if shape.has_closest_point() {
+        "closest point (ball contacts); GJK and EPA otherwise"
+    } else {
+        "none: GJK and EPA on the support function"
+    };
+    field(&mut out, "exact:", exact);
+    properties(&mut out, &d.properties);
+    out
+}
 
 /// A human-readable block describing a registered model: name, version,
 /// plugin, the sdk it was built with, origin, summary, citation, a table of properties (unit, default
@@ -15,18 +100,15 @@ use crate::RegisteredModel;
 pub fn describe(model: &RegisteredModel) -> String {
     let d = &model.entry.descriptor;
     let mut out = String::new();
-    // Writing into a String cannot fail.
-    let _ = writeln!(out, "{} {}", d.name, d.version);
-    let _ = writeln!(out, "  plugin:      {}", model.plugin);
-    let _ = writeln!(out, "  sdk:         {}", model.sdk_version);
-    // Not wrapped: a path must stay on one line to be copied.
-    let _ = writeln!(out, "  origin:      {}", model.origin);
-    if !d.summary.is_empty() {
-        field(&mut out, "summary:", &d.summary);
-    }
-    if !d.citation.is_empty() {
-        field(&mut out, "citation:", &d.citation);
-    }
+    header(
+        &mut out,
+        &format!("{} {}", d.name, d.version),
+        &model.plugin,
+        &model.sdk_version,
+        &model.origin,
+        &d.summary,
+        &d.citation,
+    );
     let activity = match (d.activity, d.activity_doc.is_empty()) {
         (Activity::Overlap, true) => "overlap: active while the pieces overlap (gap < 0)".into(),
         (Activity::Overlap, false) => format!("overlap: {}", d.activity_doc),
@@ -45,30 +127,7 @@ pub fn describe(model: &RegisteredModel) -> String {
         field(&mut out, "inputs:", &names.join(", "));
     }
 
-    if d.properties.is_empty() {
-        let _ = writeln!(out, "  properties:  none");
-    } else {
-        let _ = writeln!(out, "  properties:");
-        let rows: Vec<[String; 5]> = d
-            .properties
-            .iter()
-            .map(|p| {
-                [
-                    p.name.to_string(),
-                    p.unit.to_string(),
-                    p.default
-                        .map_or_else(|| "required".to_string(), |v| v.to_string()),
-                    range_text(p.min, p.max),
-                    p.doc.to_string(),
-                ]
-            })
-            .collect();
-        table(
-            &mut out,
-            ["name", "unit", "default", "range", "description"],
-            &rows,
-        );
-    }
+    properties(&mut out, &d.properties);
 
     if d.state.is_empty() {
         let _ = writeln!(out, "  state columns: none");

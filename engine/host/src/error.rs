@@ -32,7 +32,8 @@ impl HostError {
             | HostErrorKind::LayoutMismatch { path, .. }
             | HostErrorKind::AbiStableMismatch { path, .. }
             | HostErrorKind::InitFailed { path, .. } => Some(path),
-            HostErrorKind::InvalidDescriptor { origin, .. } => match origin {
+            HostErrorKind::InvalidDescriptor { origin, .. }
+            | HostErrorKind::InvalidShape { origin, .. } => match origin {
                 Origin::Library(path) => Some(path),
                 Origin::Embedded => None,
             },
@@ -139,6 +140,39 @@ pub enum HostErrorKind {
         /// The broken rule.
         reason: String,
     },
+    /// A shape's descriptor breaks a rule (names, ranges, version, a
+    /// feature rule without its routine...).
+    #[error("invalid shape {shape:?} in plugin {plugin:?} ({origin}): {reason}")]
+    InvalidShape {
+        /// Where the plugin came from.
+        origin: Origin,
+        /// The plugin's name.
+        plugin: String,
+        /// The shape's name as declared (possibly the offending value).
+        shape: String,
+        /// The broken rule.
+        reason: String,
+    },
+}
+
+/// An error from a call into a shape plugin: the plugin's message (its
+/// panics caught, its refusal of property values, a result that breaks
+/// the interface's rules), with the shape, its plugin and the index of the
+/// query (direction or point) in the batch, if the error is about one.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[error(
+    "shape {shape:?} of plugin {plugin:?}{}: {message}",
+    index.map_or_else(String::new, |i| format!(", query {i}"))
+)]
+pub struct ShapeCallError {
+    /// The shape's name.
+    pub shape: String,
+    /// The plugin's name.
+    pub plugin: String,
+    /// Index of the query in the batch, if the error is about one.
+    pub index: Option<u64>,
+    /// What went wrong, in the plugin's words or the host's.
+    pub message: String,
 }
 
 /// An error in the properties given to a model (see

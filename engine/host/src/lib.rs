@@ -1,10 +1,11 @@
-//! talus-host: finds, loads and checks contact-model plugins.
+//! talus-host: finds, loads and checks contact-model and shape plugins.
 //!
 //! This is the only crate of the engine that opens dynamic libraries. It
 //! turns plugins, embedded (the default models, linked as rlibs) or loaded
 //! from disk (cdylibs built against `talus-sdk`), into a [`ModelRegistry`]
-//! of validated models that the core calls in batches, and it checks the
-//! property values a run gives each model before step 0.
+//! of validated models that the core calls in batches and of shape kinds
+//! ([`RegisteredShape`]: mass properties, support points, closest points),
+//! and it checks the property values a run gives each model before step 0.
 //!
 //! Goals, in order:
 //! 1. A bad plugin never crashes the engine: a library that is not a
@@ -26,8 +27,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Libraries are never unloaded. A model registered under a name that is
-//! already taken replaces the earlier model (see [`ModelRegistry`]).
+//! Libraries are never unloaded. A model (or shape) registered under a
+//! name that is already taken replaces the earlier one (see
+//! [`ModelRegistry`]).
 
 #![warn(missing_docs)]
 
@@ -35,12 +37,14 @@ mod describe;
 mod error;
 mod load;
 mod registry;
+mod shape;
 mod validate;
 
 #[cfg(feature = "fixtures")]
 pub mod fixtures;
 
-pub use describe::describe;
-pub use error::{HostError, HostErrorKind, PropertyError};
+pub use describe::{describe, describe_shape};
+pub use error::{HostError, HostErrorKind, PropertyError, ShapeCallError};
 pub use registry::{ModelRegistry, Origin, RegisteredModel};
+pub use shape::RegisteredShape;
 pub use validate::check_properties;

@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use abi_stable::library::{lib_header_from_path, LibraryError};
+use talus_sdk::abi::legacy;
 use talus_sdk::{PluginModRef, SDK_VERSION};
 
 use crate::validate::parse_version;
@@ -19,7 +20,8 @@ const MAX_REPORT_LINES: usize = 20;
 ///
 /// The version is checked by the host first (so that a mismatch gives a
 /// one-line message), then abi_stable checks the version again and the
-/// full type layout of the root module.
+/// full type layout of the root module: that of this sdk, or else that of
+/// the earlier sdk of this minor whose root module was shorter.
 pub(crate) fn open_library(path: &Path) -> Result<PluginModRef, HostError> {
     // `lib_header_from_path` leaks the library handle on success, so the
     // library stays mapped for the life of the process.
@@ -33,11 +35,29 @@ pub(crate) fn open_library(path: &Path) -> Result<PluginModRef, HostError> {
         }
         .into());
     }
+    let init = |result: Result<PluginModRef, LibraryError>| {
+        result.map_err(|e| classify(path, Some(&library_version), e))
+    };
     // Not `RootModule::load_from_file`: that caches a single module per
     // root-module type and process, and we load many plugins.
-    header
-        .init_root_module::<PluginModRef>()
-        .map_err(|e| classify(path, Some(&library_version), e))
+    let current = match header.ensure_layout::<PluginModRef>() {
+        Ok(()) => return init(header.init_root_module::<PluginModRef>()),
+        Err(error) => error,
+    };
+    // abi_stable refuses a library whose root module has fewer fields than
+    // this engine's (see `talus_sdk::abi::legacy`): a plugin built before
+    // the shape list was appended is checked against the root module of
+    // its sdk instead. A mismatch with both is reported against the
+    // current layout.
+    if header.ensure_layout::<legacy::PluginModRef>().is_err() {
+        return Err(classify(path, Some(&library_version), current));
+    }
+    // SAFETY: the library's root module has the layout of the legacy root
+    // module, checked just above, and `PluginModRef` has that layout up to
+    // and including its `last_prefix_field`, past which its accessors read
+    // only the fields that the library's own metadata marks as present:
+    // the appended shape list comes back as `None`.
+    init(unsafe { header.init_root_module_with_unchecked_layout::<PluginModRef>() })
 }
 
 /// Whether a library built with sdk `library` can be used by an engine with

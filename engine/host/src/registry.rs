@@ -1,8 +1,10 @@
-//! The model registry: every contact model the engine can use, from the
-//! embedded default plugins and from libraries loaded at run time.
+//! The model registry: every contact model and shape kind the engine can
+//! use, from the embedded default plugins and from libraries loaded at run
+//! time.
 //!
 //! Reads root modules (embedded or opened by [`crate::load`]); holds one
-//! [`RegisteredModel`] per model name. Invariants: names are unique (a
+//! [`RegisteredModel`] per model name and one [`RegisteredShape`] per shape
+//! name. Invariants: names are unique among models and among shapes (a
 //! later registration of a name replaces the earlier one in place) and
 //! every registered descriptor has passed [`crate::validate`].
 
@@ -14,12 +16,12 @@ use std::path::{Path, PathBuf};
 use abi_stable::std_types::{RSlice, RSliceMut};
 use talus_sdk::{
     inputs, BatchContext, BatchError, ContactInput, ContactOutput, InputColumn, ModelEntry,
-    PluginModRef,
+    PluginModRef, ShapeEntry,
 };
 
 use crate::load::open_library;
-use crate::validate::{check_properties, validate_entry};
-use crate::{HostError, HostErrorKind, PropertyError};
+use crate::validate::{check_properties, validate_entry, validate_shape};
+use crate::{HostError, HostErrorKind, PropertyError, RegisteredShape};
 
 /// Where a registered model comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -133,20 +135,24 @@ impl RegisteredModel {
     }
 }
 
-/// All contact models known to a run, by name.
+/// All contact models and shape kinds known to a run, by name.
 ///
-/// Models are registered from embedded plugins ([`ModelRegistry::add_embedded`])
-/// and from plugin libraries on disk ([`ModelRegistry::load_path`]). Every
-/// descriptor is validated when it is registered. A model whose name is
-/// already registered replaces the earlier one, keeping its position in
+/// Models and shapes are registered from embedded plugins
+/// ([`ModelRegistry::add_embedded`]) and from plugin libraries on disk
+/// ([`ModelRegistry::load_path`]); a plugin may provide either or both.
+/// Every descriptor is validated when it is registered. A model whose name
+/// is already registered replaces the earlier one, keeping its position in
 /// [`ModelRegistry::models`]: this lets a user load the cdylib build of a
 /// default model over the embedded one, and when two libraries define the
-/// same name, the one loaded later wins. Replacing is silent.
+/// same name, the one loaded later wins. Replacing is silent. Shapes follow
+/// the same rule among shapes ([`ModelRegistry::shapes`]); a model and a
+/// shape may share a name.
 ///
 /// Libraries are never unloaded, even when all their models are replaced.
 #[derive(Clone, Debug, Default)]
 pub struct ModelRegistry {
     models: Vec<RegisteredModel>,
+    shapes: Vec<RegisteredShape>,
 }
 
 impl ModelRegistry {
@@ -155,18 +161,19 @@ impl ModelRegistry {
         Self::default()
     }
 
-    /// Registers the models of a plugin linked into the executable (for
-    /// example `talus_plugin_linear::root_module()`).
+    /// Registers the models and shapes of a plugin linked into the
+    /// executable (for example `talus_plugin_linear::root_module()`).
     ///
     /// On error nothing is registered.
     pub fn add_embedded(&mut self, root: PluginModRef) -> Result<(), HostError> {
-        let models = collect(root, Origin::Embedded)?;
-        self.register(models);
+        let found = collect(root, Origin::Embedded)?;
+        self.register(found);
         Ok(())
     }
 
-    /// Loads plugin libraries and registers their models; returns how many
-    /// models were registered (replacements included).
+    /// Loads plugin libraries and registers their models and shapes;
+    /// returns how many models and shapes were registered (replacements
+    /// included).
     ///
     /// A file is loaded as one plugin library. A directory is scanned (not
     /// recursively) for the platform's library files, `lib*.so` on Linux,
@@ -182,13 +189,15 @@ impl ModelRegistry {
         } else {
             vec![path.to_path_buf()]
         };
-        let mut models = Vec::new();
+        let mut found = Found::default();
         for file in files {
             let root = open_library(&file)?;
-            models.extend(collect(root, Origin::Library(file))?);
+            let more = collect(root, Origin::Library(file))?;
+            found.models.extend(more.models);
+            found.shapes.extend(more.shapes);
         }
-        let count = models.len();
-        self.register(models);
+        let count = found.models.len() + found.shapes.len();
+        self.register(found);
         Ok(count)
     }
 
@@ -200,6 +209,16 @@ impl ModelRegistry {
     /// All registered models, in order of first registration of each name.
     pub fn models(&self) -> &[RegisteredModel] {
         &self.models
+    }
+
+    /// The shape registered under `name`.
+    pub fn shape(&self, name: &str) -> Option<&RegisteredShape> {
+        self.shapes.iter().find(|s| s.name() == name)
+    }
+
+    /// All registered shapes, in order of first registration of each name.
+    pub fn shapes(&self) -> &[RegisteredShape] {
+        &self.shapes
     }
 
     /// Checks the properties given to `model` against its descriptor and
@@ -224,21 +243,38 @@ impl ModelRegistry {
         check_properties(&registered.entry.descriptor, given)
     }
 
-    fn register(&mut self, models: Vec<RegisteredModel>) {
-        for model in models {
-            match self.models.iter_mut().find(|m| m.name() == model.name()) {
-                Some(slot) => *slot = model,
-                None => self.models.push(model),
-            }
+    fn register(&mut self, found: Found) {
+        for model in found.models {
+            replace_or_push(&mut self.models, model, RegisteredModel::name);
+        }
+        for shape in found.shapes {
+            replace_or_push(&mut self.shapes, shape, RegisteredShape::name);
         }
     }
 }
 
-/// Reads and validates the models of one plugin.
-fn collect(root: PluginModRef, origin: Origin) -> Result<Vec<RegisteredModel>, HostError> {
+/// Puts `item` in the place of the item of the same name, or at the end.
+fn replace_or_push<T>(list: &mut Vec<T>, item: T, name: fn(&T) -> &str) {
+    match list.iter_mut().find(|old| name(old) == name(&item)) {
+        Some(slot) => *slot = item,
+        None => list.push(item),
+    }
+}
+
+/// The validated models and shapes of one or more plugins.
+#[derive(Default)]
+struct Found {
+    models: Vec<RegisteredModel>,
+    shapes: Vec<RegisteredShape>,
+}
+
+/// Reads and validates the models and shapes of one plugin.
+fn collect(root: PluginModRef, origin: Origin) -> Result<Found, HostError> {
     let plugin = root.plugin_name()().to_string();
     let sdk_version = root.sdk_version()().to_string();
     let records = root.models()();
+    // A library built before sdk 0.3.4 has no shape list: no shapes.
+    let shape_records = root.shapes().map(|shapes| shapes()).unwrap_or_default();
     let invalid = |model: &str, reason: String| -> HostError {
         HostErrorKind::InvalidDescriptor {
             origin: origin.clone(),
@@ -248,8 +284,20 @@ fn collect(root: PluginModRef, origin: Origin) -> Result<Vec<RegisteredModel>, H
         }
         .into()
     };
-    if records.is_empty() {
-        return Err(invalid("", "the plugin declares no models".to_string()));
+    let invalid_shape = |shape: &str, reason: String| -> HostError {
+        HostErrorKind::InvalidShape {
+            origin: origin.clone(),
+            plugin: plugin.clone(),
+            shape: shape.to_string(),
+            reason,
+        }
+        .into()
+    };
+    if records.is_empty() && shape_records.is_empty() {
+        return Err(invalid(
+            "",
+            "the plugin declares no models and no shapes".to_string(),
+        ));
     }
     let mut entries: Vec<ModelEntry> = Vec::with_capacity(records.len());
     for record in records {
@@ -262,7 +310,21 @@ fn collect(root: PluginModRef, origin: Origin) -> Result<Vec<RegisteredModel>, H
         }
         entries.push(entry);
     }
-    Ok(entries
+    let mut shapes: Vec<ShapeEntry> = Vec::with_capacity(shape_records.len());
+    for record in shape_records {
+        let entry = ShapeEntry::from_abi(record)
+            .map_err(|reason| invalid_shape(record.name().as_str(), reason))?;
+        let name = entry.descriptor.name.as_str();
+        validate_shape(&entry).map_err(|reason| invalid_shape(name, reason))?;
+        if shapes.iter().any(|e| e.descriptor.name == name) {
+            return Err(invalid_shape(
+                name,
+                "the plugin declares this shape twice".into(),
+            ));
+        }
+        shapes.push(entry);
+    }
+    let models = entries
         .into_iter()
         .map(|entry| RegisteredModel {
             entry,
@@ -270,7 +332,17 @@ fn collect(root: PluginModRef, origin: Origin) -> Result<Vec<RegisteredModel>, H
             sdk_version: sdk_version.clone(),
             origin: origin.clone(),
         })
-        .collect())
+        .collect();
+    let shapes = shapes
+        .into_iter()
+        .map(|entry| RegisteredShape {
+            entry,
+            plugin: plugin.clone(),
+            sdk_version: sdk_version.clone(),
+            origin: origin.clone(),
+        })
+        .collect();
+    Ok(Found { models, shapes })
 }
 
 /// The plugin library files of a directory, sorted by file name.

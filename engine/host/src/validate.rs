@@ -1,14 +1,17 @@
-//! Checks on model descriptors (at registration) and on the property values
-//! a run gives a model (before step 0).
+//! Checks on model and shape descriptors (at registration) and on the
+//! property values a run gives a model (before step 0).
 //!
-//! Invariant: a registered descriptor has snake_case model, property and
-//! state names, unique property names and unique state names, non-NaN
-//! ranges with `min <= max`, defaults inside their range and a semver
-//! version; so `check_properties` can trust it.
+//! Invariant: a registered descriptor has snake_case model (or shape),
+//! property and state names, unique property names and unique state names,
+//! non-NaN ranges with `min <= max`, defaults inside their range and a
+//! semver version; so `check_properties` can trust it.
 
 use std::collections::HashSet;
 
-use talus_sdk::{inputs, Activity, ModelDescriptor, ModelEntry, SDK_VERSION};
+use talus_sdk::{
+    inputs, Activity, FeatureRule, ModelDescriptor, ModelEntry, PropertyDesc, ShapeEntry,
+    SDK_VERSION,
+};
 
 use crate::error::range_text;
 use crate::PropertyError;
@@ -62,23 +65,23 @@ pub(crate) fn is_snake_case(name: &str) -> bool {
         && !name.ends_with('_')
 }
 
-/// Checks one model entry; returns the broken rule.
-pub(crate) fn validate_entry(entry: &ModelEntry) -> Result<(), String> {
-    let d = &entry.descriptor;
-    if !is_snake_case(&d.name) {
+/// Checks the name and version of a model or shape (`kind`).
+fn validate_name_version(kind: &str, name: &str, version: &str) -> Result<(), String> {
+    if !is_snake_case(name) {
+        return Err(format!("{kind} name {name:?} is not snake_case"));
+    }
+    if parse_version(version).is_none() {
         return Err(format!(
-            "model name {:?} is not snake_case",
-            d.name.as_str()
+            "version {version:?} is not of the form major.minor.patch"
         ));
     }
-    if parse_version(&d.version).is_none() {
-        return Err(format!(
-            "version {:?} is not of the form major.minor.patch",
-            d.version.as_str()
-        ));
-    }
+    Ok(())
+}
+
+/// Checks a list of property declarations.
+fn validate_properties(properties: &[PropertyDesc]) -> Result<(), String> {
     let mut seen = HashSet::new();
-    for p in d.properties.iter() {
+    for p in properties {
         let name = p.name.as_str();
         if !is_snake_case(name) {
             return Err(format!("property name {name:?} is not snake_case"));
@@ -106,6 +109,25 @@ pub(crate) fn validate_entry(entry: &ModelEntry) -> Result<(), String> {
             }
         }
     }
+    Ok(())
+}
+
+/// Checks one shape entry; returns the broken rule.
+pub(crate) fn validate_shape(entry: &ShapeEntry) -> Result<(), String> {
+    let d = &entry.descriptor;
+    validate_name_version("shape", &d.name, &d.version)?;
+    validate_properties(&d.properties)?;
+    if d.features == FeatureRule::ByModel && entry.feature.is_none() {
+        return Err("its feature rule is by_model, but it gives no feature routine".to_string());
+    }
+    Ok(())
+}
+
+/// Checks one model entry; returns the broken rule.
+pub(crate) fn validate_entry(entry: &ModelEntry) -> Result<(), String> {
+    let d = &entry.descriptor;
+    validate_name_version("model", &d.name, &d.version)?;
+    validate_properties(&d.properties)?;
     let mut seen = HashSet::new();
     for s in d.state.iter() {
         let name = s.name.as_str();

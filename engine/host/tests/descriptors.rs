@@ -219,7 +219,7 @@ mod newer {
     use talus_sdk::abi::{ModelMod, PluginMod, StateSlotAbi};
     use talus_sdk::abi_stable::prefix_type::PrefixTypeTrait;
     use talus_sdk::abi_stable::std_types::{RSlice, RStr, RVec};
-    use talus_sdk::{ModelModRef, PluginModRef};
+    use talus_sdk::{ModelModRef, PluginModRef, ShapeModRef};
 
     extern "C" fn name() -> RStr<'static> {
         RStr::from_str("newer-plugin")
@@ -251,11 +251,16 @@ mod newer {
         RVec::from(vec![record.leak_into_prefix()])
     }
 
+    extern "C" fn shapes() -> RVec<ShapeModRef> {
+        RVec::new()
+    }
+
     pub fn root_module() -> PluginModRef {
         PluginMod {
             plugin_name: name,
             sdk_version: talus_sdk::sdk_version,
             models,
+            shapes,
         }
         .leak_into_prefix()
     }

@@ -3,12 +3,13 @@
 //! `sdk_0_3_0`) loads into this engine, whatever 0.3.x its sdk is, passes
 //! abi_stable's version and layout checks, and runs correctly, on its own
 //! and next to a model that reads an input sdk 0.3.0 did not have
-//! (`contact_point`, added in 0.3.1).
+//! (`contact_point`, added in 0.3.1). Its root module predates the shape
+//! list (0.3.4): the engine reads it as a plugin without shapes.
 
 use std::f64::consts::PI;
 
 use talus_core::{BallInit, PairKind, Settings, Simulation, Timestep, Vec3, Wall};
-use talus_host::fixtures::build_fixture;
+use talus_host::fixtures::{build_fixture, build_plugin_cdylib};
 use talus_host::{describe, ModelRegistry, Origin};
 use talus_sdk::{
     inputs, Contact, ContactInput, ContactModel, ContactOutput, ModelDescriptor, PropertyDesc,
@@ -77,6 +78,9 @@ fn a_plugin_built_against_sdk_0_3_0_loads_and_runs() {
     let lib = build_fixture("sdk_0_3_0");
     let mut registry = ModelRegistry::new();
     assert_eq!(registry.load_path(&lib).unwrap(), 1);
+    // The root module has no shape list, which reads as no shapes (not as
+    // a panic of abi_stable's accessor for a missing field).
+    assert!(registry.shapes().is_empty());
     let old = registry.get("test_volume").unwrap();
     assert_eq!(old.origin, Origin::Library(lib.clone()));
     // Built with 0.3.0, loaded by a newer 0.3.x engine.
@@ -123,6 +127,28 @@ fn a_plugin_built_against_sdk_0_3_0_loads_and_runs() {
         .run_batch(1e-6, &set, &batch, &columns[..1], &mut state, &mut out)
         .unwrap_err();
     assert!(err.message.contains("overlap_volume"), "{err:?}");
+}
+
+/// A library from before the shape list and one with shapes, loaded into
+/// one registry in either order: each is checked against its own root
+/// module, and the old one still gives no shapes.
+#[test]
+fn old_plugins_and_shape_plugins_load_side_by_side() {
+    let old = build_fixture("sdk_0_3_0");
+    let shapes = build_plugin_cdylib("talus-plugin-superquadric");
+    for order in [[&old, &shapes], [&shapes, &old]] {
+        let mut registry = ModelRegistry::new();
+        for lib in order {
+            assert_eq!(registry.load_path(lib).unwrap(), 1);
+        }
+        let models: Vec<&str> = registry.models().iter().map(|m| m.name()).collect();
+        let kinds: Vec<&str> = registry.shapes().iter().map(|s| s.name()).collect();
+        assert_eq!(
+            (models, kinds),
+            (vec!["test_volume"], vec!["superellipsoid"])
+        );
+        assert_eq!(registry.get("test_volume").unwrap().sdk_version, "0.3.0");
+    }
 }
 
 #[test]

@@ -25,7 +25,7 @@ use crate::body::{BallBundle, BallsMut, BallsRef, ClumpBundle, ClumpsMut, Clumps
 use crate::cellspace;
 use crate::error::{SetupError, StepError};
 use crate::math::{Quat, Vec3};
-use crate::motion::{ball_block, rigid_step, Load, RigidState, Rule};
+use crate::motion::{ball_block, RigidColumns, Rule};
 use crate::rigid::PrincipalInertia;
 use crate::sim::Simulation;
 use crate::snapshot::BodyKind;
@@ -378,40 +378,30 @@ impl Simulation {
             .cells
             .as_ref()
             .map(|cells| (cells.ball_refs(), cells.tolerance * cells.tolerance));
-        let parts = c.pos[..n]
-            .chunks_mut(block)
-            .zip(c.vel[..n].chunks_mut(block))
-            .zip(c.spin[..n].chunks_mut(block))
-            .zip(c.orientation[..n].chunks_mut(block))
-            .zip(c.momentum[..n].chunks_mut(block))
-            .zip(c.force[..n].chunks_mut(block))
-            .zip(c.moment[..n].chunks_mut(block))
-            .zip(c.stiffness[..n].chunks_mut(block))
+        let columns = RigidColumns {
+            pos: &mut c.pos,
+            vel: &mut c.vel,
+            spin: &mut c.spin,
+            orientation: &mut c.orientation,
+            momentum: &mut c.momentum,
+            force: &mut c.force,
+            moment: &mut c.moment,
+            stiffness: &mut c.stiffness,
+        };
+        let parts = columns
+            .parts(block)
+            .into_iter()
             .zip(split(&mut b.pos[rows[0]..], &rows))
             .zip(split(&mut b.vel[rows[0]..], &rows))
             .zip(split(&mut b.spin[rows[0]..], &rows));
-        let results = team::map(parts.collect(), |p, columns| {
-            let ((((((((((pos, vel), spin), q), l), force), moment), stiffness), px), pv), pw) =
-                columns;
+        let results = team::map(parts.collect(), |p, (((mut part, px), pv), pw)| {
             let start = p * block;
             // The absolute row of this part's first pebble.
             let first_row = rows[0] + if p == 0 { 0 } else { rows[p] };
             let (mut bad, mut moved, mut row) = (None, Vec::new(), 0);
-            for j in 0..pos.len() {
+            for j in 0..part.len() {
                 let i = start + j;
                 let t = &templates[template[i] as usize];
-                let body = RigidState {
-                    pos: &mut pos[j],
-                    vel: &mut vel[j],
-                    spin: &mut spin[j],
-                    orientation: &mut q[j],
-                    momentum: &mut l[j],
-                };
-                let load = Load {
-                    force: &mut force[j],
-                    moment: &mut moment[j],
-                    stiffness: &mut stiffness[j],
-                };
                 let rule = Rule {
                     inv_mass: im[i],
                     inertia: &inertia[i],
@@ -419,15 +409,15 @@ impl Simulation {
                     fixity: fixity[i],
                     ball_rotation: inertia[i].is_isotropic(),
                 };
-                let finite = rigid_step(body, load, &rule, g, dt);
-                let vn = vel[j];
+                let finite = part.step(j, &rule, g, dt);
+                let (vn, w) = (part.vel[j], part.spin[j]);
                 if bad.is_none() {
-                    bad = blowup::sign_of(finite, vn, spin[j], t.radius, dt, fraction)
+                    bad = blowup::sign_of(finite, vn, w, t.radius, dt, fraction)
                         .map(|sign| (i, sign));
                 }
                 // The pebbles, where the new pose puts them; those that
                 // left their cell extent are listed for re-binning.
-                let (x, w, turn) = (pos[j], spin[j], q[j]);
+                let (x, turn) = (part.pos[j], part.orientation[j]);
                 for &(offset, _) in &t.pebbles {
                     let arm = turn * offset;
                     let xp = x + arm;

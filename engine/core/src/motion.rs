@@ -192,57 +192,111 @@ impl Simulation {
         // Every block on its own, so the parts of the team give the bits
         // of a serial loop; each part reports its first bad block.
         let block = ball_block(n);
-        let parts = b.pos[..n]
-            .chunks_mut(block)
-            .zip(b.vel[..n].chunks_mut(block))
-            .zip(b.spin[..n].chunks_mut(block))
-            .zip(b.orientation[..n].chunks_mut(block))
-            .zip(b.momentum[..n].chunks_mut(block))
-            .zip(b.force[..n].chunks_mut(block))
-            .zip(b.moment[..n].chunks_mut(block))
-            .zip(b.stiffness[..n].chunks_mut(block))
-            .enumerate();
-        let firsts = team::map(
-            parts.collect(),
-            |_, (c, (((((((pos, vel), spin), q), l), force), moment), stiffness))| {
-                let start = c * block;
-                let mut bad = None;
-                for j in 0..pos.len() {
-                    let i = start + j;
-                    let body = RigidState {
-                        pos: &mut pos[j],
-                        vel: &mut vel[j],
-                        spin: &mut spin[j],
-                        orientation: &mut q[j],
-                        momentum: &mut l[j],
-                    };
-                    let load = Load {
-                        force: &mut force[j],
-                        moment: &mut moment[j],
-                        stiffness: &mut stiffness[j],
-                    };
-                    let rule = Rule {
-                        inv_mass: im[i],
-                        inertia: &inertia[i],
-                        damping: damping[i],
-                        fixity: fixity[i],
-                        ball_rotation: false,
-                    };
-                    let finite = rigid_step(body, load, &rule, g, dt);
-                    if bad.is_none() {
-                        let size = shapes[shape[i] as usize].radius;
-                        bad = blowup::sign_of(finite, vel[j], spin[j], size, dt, fraction)
-                            .map(|sign| (i, sign));
-                    }
+        let columns = RigidColumns {
+            pos: &mut b.pos,
+            vel: &mut b.vel,
+            spin: &mut b.spin,
+            orientation: &mut b.orientation,
+            momentum: &mut b.momentum,
+            force: &mut b.force,
+            moment: &mut b.moment,
+            stiffness: &mut b.stiffness,
+        };
+        let firsts = team::map(columns.parts(block), |c, mut part| {
+            let start = c * block;
+            let mut bad = None;
+            for j in 0..part.len() {
+                let i = start + j;
+                let rule = Rule {
+                    inv_mass: im[i],
+                    inertia: &inertia[i],
+                    damping: damping[i],
+                    fixity: fixity[i],
+                    ball_rotation: false,
+                };
+                let finite = part.step(j, &rule, g, dt);
+                if bad.is_none() {
+                    let size = shapes[shape[i] as usize].radius;
+                    bad = blowup::sign_of(finite, part.vel[j], part.spin[j], size, dt, fraction)
+                        .map(|sign| (i, sign));
                 }
-                bad
-            },
-        );
+            }
+            bad
+        });
         drop(b);
         match firsts.into_iter().flatten().next() {
             Some((i, sign)) => Err(self.blowup(BodyKind::Block, i as u64 + 1, sign)),
             None => Ok(()),
         }
+    }
+}
+
+/// The moving columns of one rigid body kind (blocks or clumps), borrowed
+/// from its archetype.
+pub(crate) struct RigidColumns<'a> {
+    pub(crate) pos: &'a mut [Vec3],
+    pub(crate) vel: &'a mut [Vec3],
+    pub(crate) spin: &'a mut [Vec3],
+    pub(crate) orientation: &'a mut [Quat],
+    pub(crate) momentum: &'a mut [Vec3],
+    pub(crate) force: &'a mut [Vec3],
+    pub(crate) moment: &'a mut [Vec3],
+    pub(crate) stiffness: &'a mut [f64],
+}
+
+impl<'a> RigidColumns<'a> {
+    /// The columns cut into parts of `block` bodies, in order, for the
+    /// team.
+    pub(crate) fn parts(self, block: usize) -> Vec<RigidColumns<'a>> {
+        let parts = self
+            .pos
+            .chunks_mut(block)
+            .zip(self.vel.chunks_mut(block))
+            .zip(self.spin.chunks_mut(block))
+            .zip(self.orientation.chunks_mut(block))
+            .zip(self.momentum.chunks_mut(block))
+            .zip(self.force.chunks_mut(block))
+            .zip(self.moment.chunks_mut(block))
+            .zip(self.stiffness.chunks_mut(block));
+        parts
+            .map(
+                |(((((((pos, vel), spin), orientation), momentum), force), moment), stiffness)| {
+                    RigidColumns {
+                        pos,
+                        vel,
+                        spin,
+                        orientation,
+                        momentum,
+                        force,
+                        moment,
+                        stiffness,
+                    }
+                },
+            )
+            .collect()
+    }
+
+    /// Number of bodies.
+    pub(crate) fn len(&self) -> usize {
+        self.pos.len()
+    }
+
+    /// [`rigid_step`] of body `j`.
+    #[inline]
+    pub(crate) fn step(&mut self, j: usize, rule: &Rule<'_>, g: Vec3, dt: f64) -> bool {
+        let body = RigidState {
+            pos: &mut self.pos[j],
+            vel: &mut self.vel[j],
+            spin: &mut self.spin[j],
+            orientation: &mut self.orientation[j],
+            momentum: &mut self.momentum[j],
+        };
+        let load = Load {
+            force: &mut self.force[j],
+            moment: &mut self.moment[j],
+            stiffness: &mut self.stiffness[j],
+        };
+        rigid_step(body, load, rule, g, dt)
     }
 }
 

@@ -1,4 +1,4 @@
-//! Cost and fidelity of filling meshes with pebbles (`pebble_fill.rs`):
+//! Cost and fidelity of filling meshes with pebbles (`src/pebble_fill/`):
 //! the 1280-triangle non-convex grain and the dumbbell of the tests at
 //! several resolutions and pebble counts, the best of five runs each, on one thread. The
 //! numbers back the figures in `docs/physics.md`.

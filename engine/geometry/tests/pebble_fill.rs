@@ -1,4 +1,4 @@
-//! Clump templates from meshes (`pebble_fill.rs`) against closed forms.
+//! Clump templates from meshes (`src/pebble_fill/`) against closed forms.
 
 mod solids;
 

@@ -10,6 +10,7 @@
 
 use crate::balls::Fixity;
 use crate::body::{self, BlockBundle, BlocksMut, BlocksRef};
+use crate::convex::ConvexGeometry;
 use crate::error::SetupError;
 use crate::math::{Quat, Vec3};
 use crate::rigid::PrincipalInertia;
@@ -58,6 +59,11 @@ pub struct BlockShape {
     pub input_rotation: Quat,
     /// The centroid in the frame the polyhedron was given in (m).
     pub input_centroid: Vec3,
+    /// For a shape a plugin gives ([`crate::convex`]): the shape, whose
+    /// bodies' contacts are resolved from its support function;
+    /// [`BlockShape::polyhedron`] is then an outline inscribed in it, for
+    /// output. `None` for a polyhedron.
+    pub convex: Option<ConvexGeometry>,
 }
 
 impl BlockShape {
@@ -128,6 +134,7 @@ impl BlockShape {
             rounding,
             input_rotation: rotation,
             input_centroid: centroid,
+            convex: None,
         })
     }
 }

@@ -302,7 +302,7 @@ impl Simulation {
                 for p in [st.end1[k], st.end2[k]] {
                     match p.kind() {
                         PieceKind::Ball => k_balls[p.index()] += s,
-                        PieceKind::Block => k_blocks[p.index()] += s,
+                        PieceKind::Block | PieceKind::Convex => k_blocks[p.index()] += s,
                         PieceKind::Facet => {}
                     }
                 }

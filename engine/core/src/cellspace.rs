@@ -54,6 +54,8 @@ pub struct CellSpace {
     block_reach: Vec<f64>,
     block_range: Vec<CellRange>,
     block_moved: Vec<bool>,
+    /// Each block row's piece: a block, or a convex body.
+    block_piece: Vec<Piece>,
     /// Cell extent of every facet (global facet index).
     pub facet_extent: Vec<Aabb>,
     facet_range: Vec<CellRange>,
@@ -105,6 +107,7 @@ impl CellSpace {
             block_reach: Vec::new(),
             block_range: Vec::new(),
             block_moved: Vec::new(),
+            block_piece: Vec::new(),
             facet_extent: Vec::new(),
             facet_range: Vec::new(),
             moved: Vec::new(),
@@ -157,7 +160,7 @@ impl CellSpace {
     fn range_of_piece(&self, piece: Piece) -> CellRange {
         match piece.kind() {
             PieceKind::Facet => self.facet_range[piece.index()],
-            PieceKind::Block => self.block_range[piece.index()],
+            PieceKind::Block | PieceKind::Convex => self.block_range[piece.index()],
             PieceKind::Ball => self.ball_range[piece.index()],
         }
     }
@@ -166,25 +169,32 @@ impl CellSpace {
     #[inline]
     fn sphere(&self, piece: Piece) -> (Vec3, f64) {
         let i = piece.index();
-        if piece.is_block() {
+        if piece.is_rigid() {
             (self.block_ref[i], self.block_reach[i])
         } else {
             (self.ball_ref[i], self.ball_reach[i])
         }
     }
 
-    /// Adds the next block (index = number of blocks added so far), as
-    /// the sphere of radius `radius` about its centroid.
-    pub fn add_block(&mut self, centre: Vec3, radius: f64) {
+    /// Adds the next block row (index = number of rows added so far), as
+    /// the sphere of radius `radius` about its centroid; a piece of kind
+    /// convex with `convex` (a body of a plugin shape), else a block.
+    pub fn add_block(&mut self, centre: Vec3, radius: f64, convex: bool) {
         let index = self.block_extent.len() as u32;
+        let piece = if convex {
+            Piece::convex(index)
+        } else {
+            Piece::block(index)
+        };
+        self.block_piece.push(piece);
         let ce = Aabb::of_sphere(centre, radius + self.tolerance);
         let r = self.range_of(&ce);
         self.block_extent.push(ce);
         self.block_ref.push(centre);
         self.block_reach.push(radius + self.tolerance);
         self.block_range.push(r);
-        self.bin(Piece::block(index), r);
-        self.moved.push(Piece::block(index));
+        self.bin(piece, r);
+        self.moved.push(piece);
         self.block_moved.push(true);
     }
 
@@ -199,13 +209,14 @@ impl CellSpace {
         let ce = Aabb::of_sphere(centre, self.block_reach[i]);
         let r = self.range_of(&ce);
         let old = self.block_range[i];
+        let piece = self.block_piece[i];
         if r != old {
-            self.unbin(Piece::block(i as u32), old);
-            self.bin(Piece::block(i as u32), r);
+            self.unbin(piece, old);
+            self.bin(piece, r);
         }
         self.block_extent[i] = ce;
         self.block_range[i] = r;
-        self.moved.push(Piece::block(i as u32));
+        self.moved.push(piece);
         self.block_moved[i] = true;
         self.rebins += 1;
         true
@@ -322,7 +333,7 @@ impl CellSpace {
     pub fn moved(&self, piece: Piece) -> bool {
         match piece.kind() {
             PieceKind::Facet => self.facet_moved[piece.index()],
-            PieceKind::Block => self.block_moved[piece.index()],
+            PieceKind::Block | PieceKind::Convex => self.block_moved[piece.index()],
             PieceKind::Ball => self.ball_moved[piece.index()],
         }
     }
@@ -332,7 +343,7 @@ impl CellSpace {
     pub fn extent(&self, piece: Piece) -> &Aabb {
         match piece.kind() {
             PieceKind::Facet => &self.facet_extent[piece.index()],
-            PieceKind::Block => &self.block_extent[piece.index()],
+            PieceKind::Block | PieceKind::Convex => &self.block_extent[piece.index()],
             PieceKind::Ball => &self.ball_extent[piece.index()],
         }
     }
@@ -416,7 +427,7 @@ impl CellSpace {
         for &p in &moved {
             match p.kind() {
                 PieceKind::Facet => self.facet_moved[p.index()] = false,
-                PieceKind::Block => self.block_moved[p.index()] = false,
+                PieceKind::Block | PieceKind::Convex => self.block_moved[p.index()] = false,
                 PieceKind::Ball => self.ball_moved[p.index()] = false,
             }
         }

@@ -128,7 +128,7 @@ impl Simulation {
             }
             let group = |p: Piece| match p.kind() {
                 PieceKind::Ball => balls.group[p.index()],
-                PieceKind::Block => blocks.group[p.index()],
+                PieceKind::Block | PieceKind::Convex => blocks.group[p.index()],
                 PieceKind::Facet => walls[self.facet_owner[p.index()].0 as usize].group,
             };
             let (ga, gb) = (group(a), group(b));

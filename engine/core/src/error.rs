@@ -99,6 +99,21 @@ pub enum StepError {
     /// or infinite, or the kinetic energy jumped (see [`crate::blowup`]).
     #[error("{0}")]
     BlowUp(crate::blowup::BlowUp),
+    /// A plugin shape's query failed (an error it returned, a panic it
+    /// raised, a point that is not finite).
+    #[error("shape '{shape}' ({kind}) failed at the contact of {ends} (step {step}): {message}")]
+    Shape {
+        /// The shape's name in the config.
+        shape: String,
+        /// The shape kind (the plugin's name for it).
+        kind: String,
+        /// The contact's two ends, as words ("ball 3 and body 7").
+        ends: String,
+        /// The step.
+        step: u64,
+        /// The shape's message.
+        message: String,
+    },
     /// A contact produced a non-finite force.
     #[error("contact {contact} (model '{model}') returned a non-finite force at step {step}")]
     NonFiniteForce {

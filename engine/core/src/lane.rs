@@ -12,13 +12,14 @@
 //! Invariants: the contact pass visits models in order, each model's lanes
 //! in [`PairKind::ALL`] order and each lane in slot order, so every ball
 //! adds its contributions in (model, lane, slot) order whatever the thread
-//! count; only facet lanes (ball-facet, block-facet) take part in the
-//! wall stage.
+//! count; only facet lanes (ball-facet, block-facet, convex-facet) take
+//! part in the wall stage.
 
 use crate::block::BlockResolution;
 use crate::contact::ContactStore;
 use crate::narrow::{
-    self, BallBall, BallBlock, BallFacet, BlockBlock, BlockFacet, Masses, PairKernel, Scene,
+    self, BallBall, BallBlock, BallConvex, BallFacet, BlockBlock, BlockConvex, BlockFacet,
+    ConvexConvex, ConvexFacet, Masses, PairKernel, Scene,
 };
 use crate::pass::{self, Chunk, ChunkPass, Scratch};
 use crate::piece::{PairKind, Piece};
@@ -103,6 +104,10 @@ const TABLE: [LaneKernel; PairKind::ALL.len()] = [
     kernels_of::<BallBlock>(),
     kernels_of::<BlockBlock>(),
     kernels_of::<BlockFacet>(),
+    kernels_of::<BallConvex>(),
+    kernels_of::<BlockConvex>(),
+    kernels_of::<ConvexConvex>(),
+    kernels_of::<ConvexFacet>(),
 ];
 
 // Each kind's kernels sit at its index.

@@ -1,6 +1,7 @@
 //! talus-core: the DEM engine without any input or output.
 //!
-//! It owns the bodies (balls, faceted walls), the cell-space broad phase,
+//! It owns the bodies (balls, clumps, rigid blocks, convex bodies of
+//! plugin shapes, faceted walls), the cell-space broad phase,
 //! the narrow phase, contact resolution with the contact-plane update, the
 //! calls into contact-model plugins and the law of motion. Configuration
 //! parsing, plugin loading and Parquet output live in sibling crates.
@@ -23,6 +24,7 @@ pub mod cellspace;
 pub mod checkpoint;
 pub mod clump;
 pub mod contact;
+pub mod convex;
 mod detect;
 pub mod error;
 pub mod generate;
@@ -51,6 +53,7 @@ pub use body::{BallsMut, BallsRef};
 pub use bond::{BondBreak, BondInstall, BondTime, BreakMode};
 pub use clump::{ClumpInit, ClumpTemplate};
 pub use contact::BATCH;
+pub use convex::{ConvexShape, ShapeMass, ShapePoint};
 pub use error::{SetupError, StepError};
 pub use lane::Lane;
 pub use math::{Aabb, Vec3};

@@ -172,7 +172,9 @@ impl Simulation {
     /// mean angular velocity over the step, which reproduces the change
     /// of pose exactly and is what contact kinematics use. A block that
     /// blows up stops the run as a ball does, its size the bounding radius
-    /// of its shape and its turn the mean spin times `dt`.
+    /// of its shape and its turn the mean spin times `dt`. Convex bodies of
+    /// plugin shapes move the same way, those with three equal moments by
+    /// the balls' rule (as clumps do).
     pub(crate) fn block_motion(&mut self, dt: f64) -> Result<(), StepError> {
         let g = self.settings.gravity;
         let fraction = self.settings.blowup.fraction;
@@ -212,7 +214,10 @@ impl Simulation {
                     inertia: &inertia[i],
                     damping: damping[i],
                     fixity: fixity[i],
-                    ball_rotation: false,
+                    // A convex body of three equal moments (a sphere of a
+                    // plugin shape) turns as the ball it is.
+                    ball_rotation: shapes[shape[i] as usize].convex.is_some()
+                        && inertia[i].is_isotropic(),
                 };
                 let finite = part.step(j, &rule, g, dt);
                 if bad.is_none() {

@@ -5,23 +5,27 @@
 //! contact joins two pieces, and the kinds of its ends make its pair kind,
 //! which decides the narrow-phase kernel that resolves it.
 //!
-//! Invariants: a [`Piece`] is a ball index, a block index or a global
-//! facet index with its kind in the two high bits, in 32 bits (indices
-//! stay below 2^30); end1 of a contact is the lower piece of the pair, so
-//! a ball before a block before a facet, and its pair kind never changes
-//! while it exists. The order of pieces (balls by index, then blocks, then
-//! facets by global index) is the order candidate pairs are sorted in, so
-//! that contact ids do not depend on the thread count.
+//! Invariants: a [`Piece`] is a ball index, a block index (of a block or
+//! of a convex body, both rows of the block archetype) or a global facet
+//! index with its kind in the two high bits (ball 00, block 01, convex
+//! 10, facet 11), in 32 bits (indices stay below 2^30); end1 of a contact
+//! is the lower piece of the pair, so a ball before a block before a
+//! convex body before a facet, and its pair kind never changes while it
+//! exists. The order of pieces (balls by index, then blocks, convex
+//! bodies, then facets by global index) is the order candidate pairs are
+//! sorted in, so that contact ids do not depend on the thread count.
 
-/// The tag bit of a facet piece (the global facet index is in the low
-/// bits).
-const FACET: u32 = 1 << 31;
-
-/// The tag bit of a block piece.
+/// The tag of a block piece.
 const BLOCK: u32 = 1 << 30;
 
-/// Both tag bits.
-const TAGS: u32 = FACET | BLOCK;
+/// The tag of a convex body's piece.
+const CONVEX: u32 = 2 << 30;
+
+/// The tag of a facet piece (the global facet index is in the low bits).
+const FACET: u32 = 3 << 30;
+
+/// The tag bits.
+const TAGS: u32 = 3 << 30;
 
 /// One piece: a ball (its dense index), a block (its dense index) or a
 /// wall facet (its global facet index, see
@@ -49,6 +53,9 @@ pub enum PieceKind {
     Ball,
     /// A convex polyhedral rigid block.
     Block,
+    /// A convex body of a shape that a plugin adds (a row of the block
+    /// archetype, see [`crate::convex`]).
+    Convex,
     /// A facet of a wall.
     Facet,
 }
@@ -68,6 +75,13 @@ impl Piece {
         Piece(BLOCK | index)
     }
 
+    /// The convex body of block row `index`.
+    #[inline]
+    pub const fn convex(index: u32) -> Piece {
+        debug_assert!(index & TAGS == 0);
+        Piece(CONVEX | index)
+    }
+
     /// Facet `global` (its index among all walls' facets).
     #[inline]
     pub const fn facet(global: u32) -> Piece {
@@ -78,12 +92,11 @@ impl Piece {
     /// The piece's kind.
     #[inline]
     pub const fn kind(self) -> PieceKind {
-        if self.is_facet() {
-            PieceKind::Facet
-        } else if self.is_block() {
-            PieceKind::Block
-        } else {
-            PieceKind::Ball
+        match self.0 & TAGS {
+            0 => PieceKind::Ball,
+            BLOCK => PieceKind::Block,
+            CONVEX => PieceKind::Convex,
+            _ => PieceKind::Facet,
         }
     }
 
@@ -93,10 +106,24 @@ impl Piece {
         self.0 & TAGS == BLOCK
     }
 
+    /// Whether the piece is a convex body.
+    #[inline]
+    pub const fn is_convex(self) -> bool {
+        self.0 & TAGS == CONVEX
+    }
+
+    /// Whether the piece is a row of the block archetype (a block or a
+    /// convex body).
+    #[inline]
+    pub const fn is_rigid(self) -> bool {
+        let tag = self.0 & TAGS;
+        tag == BLOCK || tag == CONVEX
+    }
+
     /// Whether the piece is a wall facet.
     #[inline]
     pub const fn is_facet(self) -> bool {
-        self.0 & FACET != 0
+        self.0 & TAGS == FACET
     }
 
     /// Whether the piece is a ball.
@@ -105,7 +132,7 @@ impl Piece {
         self.0 & TAGS == 0
     }
 
-    /// The ball, block or global facet index, by kind.
+    /// The ball, block (row) or global facet index, by kind.
     #[inline]
     pub const fn index(self) -> usize {
         (self.0 & !TAGS) as usize
@@ -135,16 +162,28 @@ pub enum PairKind {
     BlockBlock,
     /// A block (end1) and a wall facet (end2).
     BlockFacet,
+    /// A ball (end1) and a convex body (end2).
+    BallConvex,
+    /// A block (end1) and a convex body (end2).
+    BlockConvex,
+    /// Two convex bodies.
+    ConvexConvex,
+    /// A convex body (end1) and a wall facet (end2).
+    ConvexFacet,
 }
 
 impl PairKind {
     /// Every pair kind, in lane order (the order of the discriminants).
-    pub const ALL: [PairKind; 5] = [
+    pub const ALL: [PairKind; 9] = [
         PairKind::BallBall,
         PairKind::BallFacet,
         PairKind::BallBlock,
         PairKind::BlockBlock,
         PairKind::BlockFacet,
+        PairKind::BallConvex,
+        PairKind::BlockConvex,
+        PairKind::ConvexConvex,
+        PairKind::ConvexFacet,
     ];
 
     /// The position of the pair kind in [`PairKind::ALL`].
@@ -164,6 +203,10 @@ impl PairKind {
             (PieceKind::Ball, PieceKind::Block) => Some(PairKind::BallBlock),
             (PieceKind::Block, PieceKind::Block) => Some(PairKind::BlockBlock),
             (PieceKind::Block, PieceKind::Facet) => Some(PairKind::BlockFacet),
+            (PieceKind::Ball, PieceKind::Convex) => Some(PairKind::BallConvex),
+            (PieceKind::Block, PieceKind::Convex) => Some(PairKind::BlockConvex),
+            (PieceKind::Convex, PieceKind::Convex) => Some(PairKind::ConvexConvex),
+            (PieceKind::Convex, PieceKind::Facet) => Some(PairKind::ConvexFacet),
             _ => None,
         }
     }
@@ -176,6 +219,10 @@ impl PairKind {
             PairKind::BallBlock => "ball-block",
             PairKind::BlockBlock => "block-block",
             PairKind::BlockFacet => "block-facet",
+            PairKind::BallConvex => "ball-convex",
+            PairKind::BlockConvex => "block-convex",
+            PairKind::ConvexConvex => "convex-convex",
+            PairKind::ConvexFacet => "convex-facet",
         }
     }
 }
@@ -251,6 +298,38 @@ mod tests {
             Some(PairKind::BallBlock)
         );
         assert_eq!(PairKind::of(Piece::facet(0), Piece::facet(1)), None);
+    }
+
+    #[test]
+    fn convex_bodies_sit_between_blocks_and_facets() {
+        let mut pieces = vec![
+            Piece::facet(0),
+            Piece::convex(1),
+            Piece::block(9),
+            Piece::ball(3),
+            Piece::convex(0),
+        ];
+        pieces.sort();
+        assert_eq!(
+            pieces,
+            [
+                Piece::ball(3),
+                Piece::block(9),
+                Piece::convex(0),
+                Piece::convex(1),
+                Piece::facet(0)
+            ]
+        );
+        let c = Piece::convex(5);
+        assert!(c.is_convex() && c.is_rigid() && !c.is_block() && !c.is_facet());
+        assert_eq!((c.index(), c.kind()), (5, PieceKind::Convex));
+        assert!(Piece::block(2).is_rigid() && !Piece::facet(2).is_rigid());
+        assert_eq!(Piece::facet(7).kind(), PieceKind::Facet);
+        let pair = |a, b| PairKind::of(a, b);
+        assert_eq!(pair(Piece::ball(0), c), Some(PairKind::BallConvex));
+        assert_eq!(pair(Piece::block(0), c), Some(PairKind::BlockConvex));
+        assert_eq!(pair(c, c), Some(PairKind::ConvexConvex));
+        assert_eq!(pair(c, Piece::facet(0)), Some(PairKind::ConvexFacet));
     }
 
     #[test]

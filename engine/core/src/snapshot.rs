@@ -51,6 +51,17 @@ pub enum PieceId {
     },
 }
 
+impl std::fmt::Display for PieceId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            PieceId::Ball { id } => write!(f, "ball {id}"),
+            PieceId::Block { id } => write!(f, "block {id}"),
+            PieceId::Pebble { clump, index } => write!(f, "pebble {index} of clump {clump}"),
+            PieceId::Facet { wall, index } => write!(f, "facet {index} of wall {wall}"),
+        }
+    }
+}
+
 impl PieceId {
     /// The id of the body the piece belongs to: the ball's, block's or
     /// clump's id, or the facet's wall id.
@@ -107,7 +118,7 @@ impl PieceId {
             PieceKind::Ball => PieceId::Ball {
                 id: ball_id(p.index()),
             },
-            PieceKind::Block => PieceId::Block {
+            PieceKind::Block | PieceKind::Convex => PieceId::Block {
                 id: p.index() as u64 + 1,
             },
             PieceKind::Facet => {

@@ -17,7 +17,8 @@
 //! Pipeline concepts, one module each:
 //! [`hull`] point cloud -> convex hull; [`polyhedron`] hull -> block with
 //! adjacency and half-spaces; [`mass`] volume, centroid and inertia;
-//! [`support`] support mappings; [`gjk`] distance; [`epa`] penetration;
+//! [`support`] support mappings; [`gjk`] distance; [`epa`] penetration; [`signed`] the signed distance
+//! of curved shapes;
 //! [`closest`] ball–block closest point by traversal; [`overlap`] overlap
 //! polyhedron by duality and the fitted contact normal; [`pressed`] the
 //! overlap's gradients under a motion of one block (pressed surface, area,
@@ -48,6 +49,7 @@ pub mod polyhedron;
 pub mod pressed;
 pub mod rounding;
 pub mod shapes;
+pub mod signed;
 pub mod sphere_union;
 pub mod stl;
 pub mod support;
@@ -86,5 +88,6 @@ pub use shapes::{
     box_block, octahedron_block, principal_frame, prism_block, random_block, tetrahedron_block,
     PrincipalFrame, RandomBlock, Shape,
 };
+pub use signed::{signed_distance, smooth_signed_distance, SignedContact, SignedOptions};
 pub use sphere_union::{sphere_union, UnionProperties};
 pub use support::{Posed, Sphere, SupportMap, Triangle};

@@ -72,9 +72,9 @@ mod slot {
 
 /// A triangle swept along `e`: the facet's prism as a support map, with
 /// nothing built.
-struct Swept {
-    facet: Triangle,
-    e: Vec3,
+pub(super) struct Swept {
+    pub(super) facet: Triangle,
+    pub(super) e: Vec3,
 }
 
 impl Other for Swept {
@@ -111,7 +111,7 @@ impl SupportMap for Swept {
 
 /// The corners of facet `f` of `wall`.
 #[inline]
-fn corners(wall: &Wall, f: usize) -> [Vec3; 3] {
+pub(super) fn corners(wall: &Wall, f: usize) -> [Vec3; 3] {
     wall.facets[f].map(|v| wall.vertices[v as usize])
 }
 
@@ -339,60 +339,94 @@ impl Simulation {
                         }
                     }
                 });
-            // The contacts that overlap or carried last step, by (block,
-            // wall, slot).
-            let mut touching: Vec<(u32, u32, u32)> = (0..st.len())
-                .filter(|&s| {
-                    let flags = st.setup[s].flags;
-                    (st.cache[s * slot::LEN + slot::GAP] < 0.0 || flags & CARRIED != 0)
-                        && flags & flags::SUPPRESSED == 0
-                })
-                .map(|s| {
-                    let wall = owner[st.end2[s].index()].0;
-                    (st.end1[s].index() as u32, wall, s as u32)
-                })
-                .collect();
-            touching.sort_unstable();
-            // Each member's facet and side, looked up once.
-            let facet_side: Vec<(usize, f64)> = touching
-                .iter()
-                .map(|&(_, _, s)| {
-                    let f = owner[st.end2[s as usize].index()].1 as usize;
-                    (f, st.cache[s as usize * slot::LEN + slot::SIDE])
-                })
-                .collect();
-            let mut start = 0;
-            for group in touching.chunk_by(|x, y| (x.0, x.1) == (y.0, y.1)) {
-                let wall = &walls[group[0].1 as usize];
-                let block = group[0].0 as usize;
-                let tol = 1e-9 * k.shapes[k.shape[block] as usize].radius;
-                let fs = &facet_side[start..start + group.len()];
-                start += group.len();
-                let mut done = vec![false; group.len()];
-                for i in 0..group.len() {
-                    if done[i] {
-                        continue;
-                    }
-                    // The members in `i`'s plane, on the same side.
-                    let (fi, si) = fs[i];
-                    let mut plane = Vec::new();
-                    for j in i..group.len() {
-                        let (fj, sj) = fs[j];
-                        if !done[j] && sj == si && coplanar(wall, fi, fj, tol) {
-                            done[j] = true;
-                            plane.push(group[j].2);
-                        }
-                    }
-                    // From the block into the facets: against the normal
-                    // of the side the block is on.
-                    let n = -si * wall.normals[fi];
-                    let pose = (k.orientation[block], k.pos[block]);
-                    carry_plane(m, lane, &plane, (n, pose), step, &mut state)?;
-                }
+            let tol = |b: usize| 1e-9 * k.shapes[k.shape[b] as usize].radius;
+            let slots = (slot::LEN, slot::GAP, slot::SIDE);
+            for c in plane_clusters(st, owner, walls, slots, tol) {
+                // From the block into the facets: against the normal of
+                // the side the block is on.
+                let n = -c.side * walls[c.wall].normals[c.facet];
+                let pose = (k.orientation[c.body], k.pos[c.body]);
+                carry_plane(m, lane, &c.members, (n, pose), step, &mut state)?;
             }
         }
         Ok(())
     }
+}
+
+/// The contacts of one rigid body with the coplanar facets of one wall on
+/// one side, that overlap or carried last step.
+pub(super) struct Cluster {
+    /// The body's row.
+    pub(super) body: usize,
+    /// The wall's index.
+    pub(super) wall: usize,
+    /// The first member's facet.
+    pub(super) facet: usize,
+    /// The side of the facets the body is on (+1 along the normal).
+    pub(super) side: f64,
+    /// The members' slots, in slot order.
+    pub(super) members: Vec<u32>,
+}
+
+/// The clusters of a rigid-body facet lane, in (body, wall, slot) order:
+/// each (body, wall) pair's overlapping or carrying, not suppressed
+/// contacts split by plane and side. `slots` gives the cache's length and
+/// where the gap and the side sit in it; `tol(body)` the distance within
+/// which a facet lies in another's plane.
+pub(super) fn plane_clusters(
+    st: &contact::ContactStore,
+    owner: &[(u32, u32)],
+    walls: &[Wall],
+    (len, gap, side): (usize, usize, usize),
+    tol: impl Fn(usize) -> f64,
+) -> Vec<Cluster> {
+    let mut touching: Vec<(u32, u32, u32)> = (0..st.len())
+        .filter(|&s| {
+            let flags = st.setup[s].flags;
+            (st.cache[s * len + gap] < 0.0 || flags & CARRIED != 0)
+                && flags & flags::SUPPRESSED == 0
+        })
+        .map(|s| {
+            let wall = owner[st.end2[s].index()].0;
+            (st.end1[s].index() as u32, wall, s as u32)
+        })
+        .collect();
+    touching.sort_unstable();
+    let mut clusters = Vec::new();
+    for group in touching.chunk_by(|x, y| (x.0, x.1) == (y.0, y.1)) {
+        let (body, wi) = (group[0].0 as usize, group[0].1 as usize);
+        let wall = &walls[wi];
+        let fs: Vec<(usize, f64)> = group
+            .iter()
+            .map(|&(_, _, s)| {
+                let f = owner[st.end2[s as usize].index()].1 as usize;
+                (f, st.cache[s as usize * len + side])
+            })
+            .collect();
+        let mut done = vec![false; group.len()];
+        for i in 0..group.len() {
+            if done[i] {
+                continue;
+            }
+            let (fi, si) = fs[i];
+            let mut members = Vec::new();
+            for j in i..group.len() {
+                let (fj, sj) = fs[j];
+                if !done[j] && sj == si && coplanar(wall, fi, fj, tol(body)) {
+                    done[j] = true;
+                    members.push(group[j].2);
+                }
+            }
+            clusters.push(Cluster {
+                body,
+                wall: wi,
+                facet: fi,
+                side: si,
+                members,
+            });
+        }
+    }
+    clusters
 }
 
 /// A cluster's merged contact: the plane in world axes, and what the
@@ -560,7 +594,7 @@ fn carry_plane(
 
 /// Moves the state of contact `from`, which carried last step, to `to`,
 /// which takes over, by the model's propagation rules, with the frame.
-fn take_over(
+pub(super) fn take_over(
     m: &mut crate::sim::ModelRuntime,
     lane: usize,
     from: usize,

@@ -30,12 +30,16 @@ mod ball_block;
 mod ball_facet;
 mod block_block;
 mod block_facet;
+mod convex;
+mod convex_facet;
 
 pub(crate) use ball_ball::BallBall;
 pub(crate) use ball_block::BallBlock;
 pub(crate) use ball_facet::BallFacet;
 pub(crate) use block_block::BlockBlock;
 pub(crate) use block_facet::BlockFacet;
+pub(crate) use convex::{BallConvex, BlockConvex, ConvexConvex};
+pub(crate) use convex_facet::ConvexFacet;
 
 /// The masses of the bodies, for the effective mass of a new contact.
 #[derive(Clone, Copy)]
@@ -96,18 +100,44 @@ impl Default for BlockScene<'_> {
 /// failed query): how many times, and the first (lowest step, then
 /// lowest pair of pieces), so that the count and the report are the
 /// same on any thread count.
+///
+/// It also keeps the first failure of a plugin shape's query (lowest step,
+/// then pair of pieces), which stops the run after the stage.
 #[derive(Debug, Default)]
 pub(crate) struct GuardLog {
     count: AtomicU64,
     first: Mutex<Option<(u64, Piece, Piece)>>,
+    fault: Mutex<Option<ShapeFault>>,
 }
+
+/// A plugin shape's query that failed: the step, the contact's pieces and
+/// the shape's message.
+pub(crate) type ShapeFault = (u64, Piece, Piece, String);
 
 impl GuardLog {
     pub(crate) const fn new() -> GuardLog {
         GuardLog {
             count: AtomicU64::new(0),
             first: Mutex::new(None),
+            fault: Mutex::new(None),
         }
+    }
+
+    /// Notes that a shape query of the contact of `a` and `b` failed at
+    /// `step` with `message`.
+    pub(crate) fn fail(&self, step: u64, a: Piece, b: Piece, message: String) {
+        let mut fault = self.fault.lock().unwrap_or_else(|e| e.into_inner());
+        if fault
+            .as_ref()
+            .is_none_or(|f| (step, a, b) < (f.0, f.1, f.2))
+        {
+            *fault = Some((step, a, b, message));
+        }
+    }
+
+    /// The first failure noted since the last call, if any.
+    pub(crate) fn take_fault(&self) -> Option<ShapeFault> {
+        self.fault.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 
     /// Notes that the contact of `a` and `b` fell back at `step`.

@@ -54,6 +54,7 @@ impl Simulation {
     pub(crate) fn resolve_and_forces(&mut self, dt: f64) -> Result<(), StepError> {
         let installs = self.installs_now();
         let broke = self.contact_pass(dt, &installs)?;
+        self.shape_fault()?;
         self.log_breaks(&broke);
         Ok(())
     }
@@ -560,6 +561,10 @@ pub(crate) fn run_chunk<K: PairKernel>(
                 let chosen = match K::PAIR {
                     PairKind::BallFacet => setup[k].flags & BOND_NEAREST != 0,
                     PairKind::BlockFacet => false,
+                    PairKind::BallConvex
+                    | PairKind::BlockConvex
+                    | PairKind::ConvexConvex
+                    | PairKind::ConvexFacet => false,
                     _ => true,
                 };
                 if chosen && install.bonds(setup[k].prop_set, plane[k].gap) {

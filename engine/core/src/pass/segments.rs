@@ -117,7 +117,7 @@ impl Targets {
     pub(crate) fn of(&self, p: Piece) -> Option<usize> {
         if p.is_ball() {
             Some(p.index())
-        } else if p.is_block() {
+        } else if p.is_rigid() {
             Some(self.balls + p.index())
         } else {
             None

@@ -413,6 +413,29 @@ impl Simulation {
         BlockFallbacks { count, first }
     }
 
+    /// The first failure of a plugin shape's query since the last call, as
+    /// the error that stops the run.
+    pub(crate) fn shape_fault(&self) -> Result<(), crate::error::StepError> {
+        let Some((step, a, b, message)) = self.guard.take_fault() else {
+            return Ok(());
+        };
+        let blocks = crate::body::BlocksRef::of(&self.world);
+        let (shape, kind) = [a, b]
+            .into_iter()
+            .filter(|p| p.is_convex())
+            .map(|p| &self.shapes[blocks.shape[p.index()] as usize])
+            .find_map(|s| Some((s.name.clone(), s.convex.as_ref()?.shape.kind().to_string())))
+            .unwrap_or_default();
+        let id = |p| crate::snapshot::PieceId::public(p, self).to_string();
+        Err(crate::error::StepError::Shape {
+            shape,
+            kind,
+            ends: format!("{} and {}", id(a), id(b)),
+            step,
+            message,
+        })
+    }
+
     /// Bonds every contact between `install.groups` whose gap is below
     /// `install.gap`, at `install.at` (see [`crate::bond`]). The pair of
     /// groups must have a model, and one that is not active only under
@@ -451,6 +474,21 @@ impl Simulation {
                 message: format!(
                     "{pair}: bonds between blocks and walls are not supported (blocks bond \
                      to balls and to other blocks)"
+                ),
+            });
+        }
+        // Convex bodies of plugin shapes do not bond: their contacts have
+        // no section to give a bond.
+        let shapes = &self.shapes;
+        let has_convex = |g: u16| {
+            (0..blocks.len())
+                .any(|i| blocks.group[i] == g && shapes[blocks.shape[i] as usize].convex.is_some())
+        };
+        if has_convex(a) || has_convex(b) {
+            return Err(SetupError::Bonds {
+                message: format!(
+                    "{pair}: a group holds bodies of a plugin shape, which do not bond \
+                     (balls, clumps and blocks do)"
                 ),
             });
         }

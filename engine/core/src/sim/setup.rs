@@ -270,7 +270,8 @@ impl Simulation {
             cells.add_ball(balls.pos[i], balls.radius[i]);
         }
         for i in 0..blocks.len() {
-            cells.add_block(blocks.pos[i], block_radius(i));
+            let convex = self.shapes[blocks.shape[i] as usize].convex.is_some();
+            cells.add_block(blocks.pos[i], block_radius(i), convex);
         }
         for &(w, f) in &self.facet_owner {
             cells.add_facet(walls[w as usize].facet_extent(f as usize));

@@ -353,6 +353,8 @@ impl Simulation {
         let overlapping = self.wall_gaps();
         let pairs = self.wall_logic(&overlapping)?;
         self.block_wall_stage()?;
+        self.convex_wall_stage()?;
+        self.shape_fault()?;
         Ok(pairs)
     }
 }

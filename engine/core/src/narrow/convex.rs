@@ -1,0 +1,399 @@
+//! The kernels of convex bodies (shapes that plugins add, see
+//! [`crate::convex`]) with balls, blocks and each other.
+//!
+//! - ball-convex: the shape's exact closest point to the ball's centre
+//!   when the plugin gives one (as for a block, the normal is the
+//!   surface's there); otherwise the ball and the shape as two support
+//!   maps;
+//! - convex-convex: the signed distance of the two support maps by
+//!   Newton's method over the normal (`talus_geometry::signed`), started
+//!   from the contact's last normal; for shapes with flat faces or edges,
+//!   where that does not converge, by GJK on the pair moved apart;
+//! - block-convex: the block (its core dilated by its rounding) and the
+//!   shape by GJK on the pair moved apart.
+//!
+//! In every case the normal points from end1 to end2, the gap is the
+//! signed distance and the location lies halfway between the convex
+//! end's witness point (its deepest point in the other when they overlap)
+//! and the other's surface, along the normal: the other's witness may be
+//! any point of a flat face. The last normal is kept in the contact's cache and starts the
+//! next step's search.
+
+use super::block_block::{set_vec, vec_at};
+use super::{
+    add_ball_end1, add_block_end, ball_motion, plane_geometry, BlockScene, Found, Masses,
+    PairKernel, Scene,
+};
+use crate::contact::{Applied, Plane};
+use crate::convex::Posed;
+use crate::inputs::Geometry;
+use crate::math::Vec3;
+use crate::piece::{PairKind, Piece};
+use crate::sums::{End, Sums};
+use std::cell::RefCell;
+use talus_geometry::support::Sphere;
+use talus_geometry::{
+    signed_distance, smooth_signed_distance, SignedContact, SignedOptions, SupportMap,
+};
+use talus_sdk::ContactOutput;
+
+/// Newton steps before a pair counts as not smooth.
+const NEWTON_STEPS: u32 = 24;
+
+/// The cache of a convex contact: its last normal.
+const CACHE: usize = 3;
+
+/// A ball (end1) and a convex body (end2).
+pub(crate) struct BallConvex;
+
+/// A block (end1) and a convex body (end2).
+pub(crate) struct BlockConvex;
+
+/// Two convex bodies.
+pub(crate) struct ConvexConvex;
+
+/// Body row `i` (a convex body) in world axes.
+#[inline]
+pub(super) fn posed<'a>(
+    k: &'a BlockScene<'_>,
+    i: usize,
+    fault: &'a RefCell<Option<String>>,
+) -> Posed<'a> {
+    let shape = &k.shapes[k.shape[i] as usize];
+    // Pieces of kind convex are made only for rows whose shape is one.
+    let g = shape
+        .convex
+        .as_ref()
+        .expect("a convex piece has a plugin shape");
+    Posed::new(g, k.orientation[i], k.pos[i], fault)
+}
+
+/// Notes a plugin failure of the contact of `a` and `b`, if there was one.
+#[inline]
+pub(super) fn note_fault(k: &BlockScene<'_>, a: Piece, b: Piece, fault: RefCell<Option<String>>) {
+    if let Some(message) = fault.into_inner() {
+        k.guard.fail(k.step, a, b, message);
+    }
+}
+
+/// The contact of two support maps from the last normal `hint`: Newton's
+/// method when both may be smooth, GJK on the moved pair otherwise or when
+/// Newton does not converge.
+#[inline]
+pub(super) fn contact_of<A, B>(a: &A, b: &B, hint: Vec3, smooth: bool) -> Option<SignedContact>
+where
+    A: SupportMap + ?Sized,
+    B: SupportMap + ?Sized,
+{
+    if smooth {
+        if let Ok(c) = smooth_signed_distance(a, b, hint, NEWTON_STEPS) {
+            return Some(c);
+        }
+    }
+    signed_distance(a, b, hint, SignedOptions::default())
+        .ok()
+        .filter(|c| c.gap.is_finite() && c.normal.is_finite())
+}
+
+/// A block's solid in world axes: its core turned and moved, dilated by
+/// its rounding.
+struct BlockSolid<'a> {
+    core: talus_geometry::support::Posed<'a, talus_geometry::ConvexPolyhedron>,
+    rounding: f64,
+}
+
+impl SupportMap for BlockSolid<'_> {
+    #[inline]
+    fn support_point(&self, dir: Vec3) -> Vec3 {
+        self.core.support_point(dir) + self.rounding * dir.normalize_or_zero()
+    }
+    #[inline]
+    fn interior_point(&self) -> Vec3 {
+        self.core.interior_point()
+    }
+}
+
+fn block_solid<'a>(k: &'a BlockScene<'_>, i: usize) -> BlockSolid<'a> {
+    let shape = &k.shapes[k.shape[i] as usize];
+    BlockSolid {
+        core: talus_geometry::support::Posed {
+            shape: &shape.polyhedron,
+            rotation: k.orientation[i],
+            translation: k.pos[i],
+        },
+        rounding: shape.rounding,
+    }
+}
+
+/// Whether the bounding spheres of rows `i` and `j` are apart.
+#[inline]
+fn out_of_reach(k: &BlockScene<'_>, i: usize, j: usize) -> bool {
+    let reach = k.shapes[k.shape[i] as usize].radius + k.shapes[k.shape[j] as usize].radius;
+    (k.pos[i] - k.pos[j]).length_squared() > reach * reach
+}
+
+/// The plane (normal, gap, location) of two rows of the block archetype,
+/// end2 a convex body and end1 a block (`block`) or a convex body.
+#[inline(always)]
+fn rigid_plane(
+    k: &BlockScene<'_>,
+    cache: &mut [f64],
+    (a, b): (Piece, Piece),
+    block: bool,
+) -> Option<(Vec3, f64, Vec3)> {
+    let (i, j) = (a.index(), b.index());
+    let fault = RefCell::new(None);
+    let hint = vec_at(cache, 0);
+    let found = {
+        let pb = posed(k, j, &fault);
+        if block {
+            contact_of(&block_solid(k, i), &pb, hint, false)
+        } else {
+            contact_of(&posed(k, i, &fault), &pb, hint, true)
+        }
+    };
+    let failed = fault.borrow().is_some();
+    note_fault(k, a, b, fault);
+    let Some(c) = found.filter(|_| !failed) else {
+        if !failed {
+            k.guard.note(k.step, a, b);
+        }
+        return None;
+    };
+    set_vec(cache, 0, c.normal);
+    // Halfway between the convex end's witness and the other's surface:
+    // a block's witness on a face is any point of it.
+    let xc = c.point_b - 0.5 * c.gap * c.normal;
+    Some((c.normal, c.gap, xc))
+}
+
+/// What a contact between two rows of the block archetype shares, for
+/// [`BlockConvex`] and [`ConvexConvex`].
+macro_rules! rigid_pair_kernel {
+    ($kernel:ty, $pair:expr, $block:expr) => {
+        impl PairKernel for $kernel {
+            const PAIR: PairKind = $pair;
+            const CACHE: usize = CACHE;
+
+            #[inline(always)]
+            fn find(
+                scene: &Scene<'_>,
+                _plane: &mut Plane,
+                cache: &mut [f64],
+                a: Piece,
+                b: Piece,
+                released: bool,
+            ) -> Option<Found> {
+                let k = &scene.blocks;
+                if released && out_of_reach(k, a.index(), b.index()) {
+                    return None;
+                }
+                let (n, gap, xc) = rigid_plane(k, cache, (a, b), $block)?;
+                if released && gap > 0.0 {
+                    return None;
+                }
+                Some(Found {
+                    n,
+                    gap,
+                    xc,
+                    end1: k.motion(a.index()),
+                    end2: k.motion(b.index()),
+                    region: 0,
+                    radius: [0.0, 0.0],
+                })
+            }
+
+            #[inline(always)]
+            fn lever(
+                scene: &Scene<'_>,
+                p: &Plane,
+                _o: &ContactOutput,
+                f: Vec3,
+                a: Piece,
+                b: Piece,
+            ) -> (Vec3, Vec3) {
+                let k = &scene.blocks;
+                let (x1, x2) = (k.pos[a.index()], k.pos[b.index()]);
+                ((p.xc - x1).cross(f), (p.xc - x2).cross(f))
+            }
+
+            #[inline(always)]
+            fn add_end1(sums: &mut Sums<'_>, a: Piece, ap: &Applied) {
+                add_block_end(sums, a, End::One, ap);
+            }
+
+            #[inline(always)]
+            fn add_end2(
+                sums: &mut Sums<'_>,
+                _scene: &Scene<'_>,
+                b: Piece,
+                ap: &Applied,
+                _carry: u8,
+            ) {
+                add_block_end(sums, b, End::Two, ap);
+            }
+
+            fn geometry(
+                scene: &Scene<'_>,
+                plane: &Plane,
+                _cache: &[f64],
+                a: Piece,
+                b: Piece,
+            ) -> Geometry {
+                let k = &scene.blocks;
+                plane_geometry(plane, 0.0, None, k.pos[a.index()], k.pos[b.index()])
+            }
+
+            fn refresh(
+                scene: &Scene<'_>,
+                plane: &mut Plane,
+                cache: &mut [f64],
+                a: Piece,
+                b: Piece,
+            ) {
+                if let Some(found) = rigid_plane(&scene.blocks, cache, (a, b), $block) {
+                    (plane.n, plane.gap, plane.xc) = found;
+                }
+            }
+
+            fn effective_mass(masses: &Masses<'_>, a: Piece, b: Piece) -> f64 {
+                let (ma, mb) = (masses.blocks[a.index()], masses.blocks[b.index()]);
+                ma * mb / (ma + mb)
+            }
+        }
+    };
+}
+
+rigid_pair_kernel!(BlockConvex, PairKind::BlockConvex, true);
+rigid_pair_kernel!(ConvexConvex, PairKind::ConvexConvex, false);
+
+/// The plane of ball `a` against convex body `b` (normal from the ball to
+/// the body, gap, location).
+#[inline(always)]
+fn ball_convex_plane(
+    scene: &Scene<'_>,
+    cache: &mut [f64],
+    a: Piece,
+    b: Piece,
+) -> Option<(Vec3, f64, Vec3)> {
+    let (i, j) = (a.index(), b.index());
+    let (ra, xa) = (scene.radius[i], scene.pos[i]);
+    let k = &scene.blocks;
+    let fault = RefCell::new(None);
+    let found = {
+        let body = posed(k, j, &fault);
+        if body.has_closest_point() {
+            body.closest_point(xa).map(|p| {
+                // From the ball towards the body: against the outward
+                // normal.
+                let n = -p.normal;
+                (n, p.distance - ra, 0.5 * (xa + n * ra + p.point))
+            })
+        } else {
+            let ball = Sphere {
+                center: xa,
+                radius: ra,
+            };
+            contact_of(&ball, &body, vec_at(cache, 0), true)
+                .map(|c| (c.normal, c.gap, 0.5 * (c.point_a + c.point_b)))
+        }
+    };
+    let failed = fault.borrow().is_some();
+    note_fault(k, a, b, fault);
+    match found {
+        Some(plane) if !failed => {
+            set_vec(cache, 0, plane.0);
+            Some(plane)
+        }
+        _ => {
+            if !failed {
+                k.guard.note(k.step, a, b);
+            }
+            None
+        }
+    }
+}
+
+impl PairKernel for BallConvex {
+    const PAIR: PairKind = PairKind::BallConvex;
+    const CACHE: usize = CACHE;
+
+    #[inline(always)]
+    fn find(
+        scene: &Scene<'_>,
+        _plane: &mut Plane,
+        cache: &mut [f64],
+        a: Piece,
+        b: Piece,
+        released: bool,
+    ) -> Option<Found> {
+        let (i, j) = (a.index(), b.index());
+        let k = &scene.blocks;
+        let ra = scene.radius[i];
+        if released {
+            let reach = ra + k.shapes[k.shape[j] as usize].radius;
+            if (scene.pos[i] - k.pos[j]).length_squared() > reach * reach {
+                return None;
+            }
+        }
+        let (n, gap, xc) = ball_convex_plane(scene, cache, a, b)?;
+        if released && gap > 0.0 {
+            return None;
+        }
+        Some(Found {
+            n,
+            gap,
+            xc,
+            end1: ball_motion(scene, i),
+            end2: k.motion(j),
+            region: 0,
+            radius: [ra, 0.0],
+        })
+    }
+
+    #[inline(always)]
+    fn lever(
+        scene: &Scene<'_>,
+        p: &Plane,
+        _o: &ContactOutput,
+        f: Vec3,
+        a: Piece,
+        b: Piece,
+    ) -> (Vec3, Vec3) {
+        let x1 = scene.pos[a.index()];
+        let x2 = scene.blocks.pos[b.index()];
+        ((p.xc - x1).cross(f), (p.xc - x2).cross(f))
+    }
+
+    #[inline(always)]
+    fn add_end1(sums: &mut Sums<'_>, a: Piece, ap: &Applied) {
+        add_ball_end1(sums, a, ap);
+    }
+
+    #[inline(always)]
+    fn add_end2(sums: &mut Sums<'_>, _scene: &Scene<'_>, b: Piece, ap: &Applied, _carry: u8) {
+        add_block_end(sums, b, End::Two, ap);
+    }
+
+    fn geometry(scene: &Scene<'_>, plane: &Plane, _cache: &[f64], a: Piece, b: Piece) -> Geometry {
+        let (a, b) = (a.index(), b.index());
+        plane_geometry(
+            plane,
+            scene.radius[a],
+            None,
+            scene.pos[a],
+            scene.blocks.pos[b],
+        )
+    }
+
+    fn refresh(scene: &Scene<'_>, plane: &mut Plane, cache: &mut [f64], a: Piece, b: Piece) {
+        if let Some(found) = ball_convex_plane(scene, cache, a, b) {
+            (plane.n, plane.gap, plane.xc) = found;
+        }
+    }
+
+    fn effective_mass(masses: &Masses<'_>, a: Piece, b: Piece) -> f64 {
+        let (ma, mb) = (masses.balls[a.index()], masses.blocks[b.index()]);
+        ma * mb / (ma + mb)
+    }
+}

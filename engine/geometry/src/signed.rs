@@ -202,9 +202,9 @@ fn gradient(c: &SignedContact, (e1, e2): (DVec3, DVec3), scale: f64) -> [f64; 2]
 ///
 /// # Errors
 /// [`GeometryError::NonFinite`] for a support point that is not finite;
-/// [`GeometryError::IterationCap`] when the steps do not converge, as on
-/// a shape with flat faces or edges, whose support function has kinks
-/// (use [`signed_distance`] then).
+/// [`GeometryError::IterationCap`] when the steps do not converge in
+/// `max_steps`, as on a shape with flat faces or edges, whose support
+/// function has kinks (use [`signed_distance`] then).
 pub fn smooth_signed_distance<A, B>(
     a: &A,
     b: &B,
@@ -245,15 +245,18 @@ where
         let off = 0.5 * (hess[0][1] + hess[1][0]);
         let (h00, h11) = (hess[0][0], hess[1][1]);
         let det = h00 * h11 - off * off;
-        // A maximum needs a negative definite Hessian; a kink or a flat
-        // face does not give one.
-        if !(h00 < 0.0 && det > 0.0) {
-            return Err(GeometryError::IterationCap {
-                stage: "smooth signed distance",
-            });
-        }
-        let u0 = -(h11 * g0[0] - off * g0[1]) / det;
-        let u1 = -(h00 * g0[1] - off * g0[0]) / det;
+        // Near a maximum the Hessian is negative definite; away from it
+        // (a deep overlap started far off) the step climbs the gradient
+        // instead, scaled by the size of the pair. A kink or a flat face
+        // keeps failing the test and runs out of steps.
+        let (u0, u1) = if h00 < 0.0 && det > 0.0 {
+            (
+                -(h11 * g0[0] - off * g0[1]) / det,
+                -(h00 * g0[1] - off * g0[0]) / det,
+            )
+        } else {
+            (g0[0] / size, g0[1] / size)
+        };
         let step = u0.hypot(u1);
         let k = if step > 0.5 { 0.5 / step } else { 1.0 };
         let next = (m + k * (u0 * basis.0 + u1 * basis.1)).normalize();

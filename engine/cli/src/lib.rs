@@ -5,6 +5,7 @@
 //! `anyhow` lives here only; the library crates below return typed errors.
 
 pub mod origin;
+pub mod plugin_shape;
 pub mod record;
 pub mod resume;
 pub mod scene;

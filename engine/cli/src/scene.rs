@@ -103,10 +103,10 @@ pub fn populate(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation>
     }
 
     // The config's shape order is the simulation's shape index.
-    for s in &cfg.shapes {
-        sim.add_shape(s.shape.clone());
+    let shapes: Vec<BlockShape> = crate::plugin_shape::shapes(&cfg.shapes, registry)?;
+    for s in &shapes {
+        sim.add_shape(s.clone());
     }
-    let shapes: Vec<BlockShape> = cfg.shapes.iter().map(|s| s.shape.clone()).collect();
     let rigid = Rigid {
         table: "blocks",
         sources: &cfg.blocks,

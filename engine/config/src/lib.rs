@@ -54,7 +54,7 @@ pub use error::{error_at, ConfigError, ErrorKind, Location};
 pub use limits::Machine;
 pub use types::{
     BallKind, BallRow, BallSource, BlockKind, BlockRow, BlockSource, BondRule, Duration, MeshData,
-    ModelAssignment, OutputSettings, PluginPath, RunConfig, RunSettings, ShapeSource,
+    ModelAssignment, OutputSettings, PluginPath, PluginShape, RunConfig, RunSettings, ShapeSource,
     TemplateSource, WallSource,
 };
 

@@ -239,6 +239,7 @@ choice!(
         Vertices = "vertices",
         Mesh = "mesh",
         Clump = "clump",
+        Plugin = "plugin",
     }
 );
 choice!(
@@ -281,6 +282,7 @@ impl ShapeKindSpec {
             ShapeKindSpec::Vertices => &["points", "hull"],
             ShapeKindSpec::Mesh => &["path", "scale"],
             ShapeKindSpec::Clump => &["pebbles", "path", "scale", "count", "resolution"],
+            ShapeKindSpec::Plugin => &["shape", "properties"],
         }
     }
 }
@@ -746,6 +748,8 @@ pub(crate) struct ShapeSpec {
     pub pebbles: Option<S<Vec<S<PebbleSpec>>>>,
     pub count: Option<S<Int>>,
     pub resolution: Option<S<Int>>,
+    pub shape: Option<S<String>>,
+    pub properties: Option<S<PropertiesSpec>>,
 }
 
 /// One pebble of `[[shapes]] kind = "clump"`.

@@ -319,8 +319,25 @@ pub struct ShapeSource {
     pub location: Location,
     /// The shape, named as the config names it (`name`, or `name/object`
     /// for an object of a mesh file), already in its principal frame with
-    /// its volume, unit-density moments and bounding radius.
+    /// its volume, unit-density moments and bounding radius. For a shape
+    /// of a plugin this is a stand-in (a point-sized tetrahedron) until
+    /// the shape is made from its plugin ([`ShapeSource::plugin`]), which
+    /// the config cannot load.
     pub shape: BlockShape,
+    /// For `kind = "plugin"`: the shape kind and its property values.
+    pub plugin: Option<PluginShape>,
+}
+
+/// A `[[shapes]]` table of `kind = "plugin"`: a convex shape kind that a
+/// plugin adds, with its property values, made once the plugins load.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PluginShape {
+    /// The shape kind, as the plugin names it (e.g. `"superellipsoid"`).
+    pub kind: String,
+    /// Where `shape` is given.
+    pub kind_location: Location,
+    /// The property values, sorted by name, each with where it is given.
+    pub properties: Vec<(String, f64, Location)>,
 }
 
 /// One clump shape of `[[shapes]] kind = "clump"`.

@@ -191,42 +191,61 @@ pub enum PropertyError {
         /// The registered model names.
         available: Vec<String>,
     },
+    /// No shape kind of that name is registered.
+    #[error(
+        "unknown shape kind {shape:?}; registered shape kinds: {}",
+        list(available)
+    )]
+    UnknownShape {
+        /// The name asked for.
+        shape: String,
+        /// The registered shape kinds.
+        available: Vec<String>,
+    },
     /// The model has no property of that name.
     #[error(
-        "model {model:?} has no property {name:?}; allowed properties: {}",
+        "{noun} {model:?} has no property {name:?}; allowed properties: {}",
         list(allowed)
     )]
     UnknownProperty {
-        /// The model.
+        /// The model or shape kind.
         model: String,
+        /// What `model` names: "model" or "shape".
+        noun: &'static str,
         /// The unknown name.
         name: String,
         /// The model's property names, in descriptor order.
         allowed: Vec<String>,
     },
     /// A property is given more than once.
-    #[error("property {name:?} of model {model:?} is given more than once")]
+    #[error("property {name:?} of {noun} {model:?} is given more than once")]
     Duplicate {
-        /// The model.
+        /// The model or shape kind.
         model: String,
+        /// What `model` names: "model" or "shape".
+        noun: &'static str,
         /// The repeated name.
         name: String,
     },
     /// A property without default is not given.
-    #[error("model {model:?} requires property {name:?} ({unit}), which has no default")]
+    #[error("{noun} {model:?} requires property {name:?} ({unit}), which has no default")]
     Missing {
-        /// The model.
+        /// The model or shape kind.
         model: String,
+        /// What `model` names: "model" or "shape".
+        noun: &'static str,
         /// The missing property.
         name: String,
         /// Its unit.
         unit: String,
     },
     /// A value is NaN or infinite.
-    #[error("property {name:?} of model {model:?} must be a finite number, got {value}")]
+    #[error("property {name:?} of {noun} {model:?} must be a finite number, got {value}")]
     NotFinite {
-        /// The model.
+        /// The model or shape kind.
         model: String,
+        /// What `model` names: "model" or "shape".
+        noun: &'static str,
         /// The property.
         name: String,
         /// The value given.
@@ -234,12 +253,14 @@ pub enum PropertyError {
     },
     /// A value lies outside the property's range.
     #[error(
-        "property {name:?} of model {model:?} is {value}, outside its range {}",
+        "property {name:?} of {noun} {model:?} is {value}, outside its range {}",
         range_text(*min, *max)
     )]
     OutOfRange {
-        /// The model.
+        /// The model or shape kind.
         model: String,
+        /// What `model` names: "model" or "shape".
+        noun: &'static str,
         /// The property.
         name: String,
         /// The value given.

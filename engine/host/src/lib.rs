@@ -47,4 +47,4 @@ pub use describe::{describe, describe_shape};
 pub use error::{HostError, HostErrorKind, PropertyError, ShapeCallError};
 pub use registry::{ModelRegistry, Origin, RegisteredModel};
 pub use shape::RegisteredShape;
-pub use validate::check_properties;
+pub use validate::{check_properties, check_shape_properties};

@@ -20,7 +20,7 @@ use talus_sdk::{
 };
 
 use crate::load::open_library;
-use crate::validate::{check_properties, validate_entry, validate_shape};
+use crate::validate::{check_properties, check_shape_properties, validate_entry, validate_shape};
 use crate::{HostError, HostErrorKind, PropertyError, RegisteredShape};
 
 /// Where a registered model comes from.
@@ -241,6 +241,21 @@ impl ModelRegistry {
             });
         };
         check_properties(&registered.entry.descriptor, given)
+    }
+
+    /// [`ModelRegistry::resolve_properties`] for the shape kind `shape`.
+    pub fn resolve_shape_properties(
+        &self,
+        shape: &str,
+        given: &[(String, f64)],
+    ) -> Result<Vec<f64>, PropertyError> {
+        let Some(registered) = self.shape(shape) else {
+            return Err(PropertyError::UnknownShape {
+                shape: shape.to_string(),
+                available: self.shapes.iter().map(|s| s.name().to_string()).collect(),
+            });
+        };
+        check_shape_properties(&registered.entry.descriptor, given)
     }
 
     fn register(&mut self, found: Found) {

@@ -170,13 +170,31 @@ pub fn check_properties(
     descriptor: &ModelDescriptor,
     given: &[(String, f64)],
 ) -> Result<Vec<f64>, PropertyError> {
-    let model = descriptor.name.as_str();
-    let props = &descriptor.properties;
+    check_values("model", &descriptor.name, &descriptor.properties, given)
+}
+
+/// [`check_properties`] for a shape kind's property values.
+pub fn check_shape_properties(
+    descriptor: &talus_sdk::ShapeDescriptor,
+    given: &[(String, f64)],
+) -> Result<Vec<f64>, PropertyError> {
+    check_values("shape", &descriptor.name, &descriptor.properties, given)
+}
+
+/// The values `given` for the properties `props` of the model or shape
+/// `model` (`noun` says which), in declared order, defaults filled in.
+fn check_values(
+    noun: &'static str,
+    model: &str,
+    props: &[talus_sdk::PropertyDesc],
+    given: &[(String, f64)],
+) -> Result<Vec<f64>, PropertyError> {
     let mut values: Vec<Option<f64>> = vec![None; props.len()];
     for (name, value) in given {
         let Some(idx) = props.iter().position(|p| p.name.as_str() == name) else {
             return Err(PropertyError::UnknownProperty {
                 model: model.to_string(),
+                noun,
                 name: name.clone(),
                 allowed: props.iter().map(|p| p.name.to_string()).collect(),
             });
@@ -184,6 +202,7 @@ pub fn check_properties(
         if values[idx].is_some() {
             return Err(PropertyError::Duplicate {
                 model: model.to_string(),
+                noun,
                 name: name.clone(),
             });
         }
@@ -191,6 +210,7 @@ pub fn check_properties(
         if !value.is_finite() {
             return Err(PropertyError::NotFinite {
                 model: model.to_string(),
+                noun,
                 name: name.clone(),
                 value: *value,
             });
@@ -198,6 +218,7 @@ pub fn check_properties(
         if *value < p.min || *value > p.max {
             return Err(PropertyError::OutOfRange {
                 model: model.to_string(),
+                noun,
                 name: name.clone(),
                 value: *value,
                 min: p.min,
@@ -212,6 +233,7 @@ pub fn check_properties(
         .map(|(p, value)| {
             value.or(p.default).ok_or_else(|| PropertyError::Missing {
                 model: model.to_string(),
+                noun,
                 name: p.name.to_string(),
                 unit: p.unit.to_string(),
             })

@@ -66,14 +66,20 @@ impl ShapeModel for Superellipsoid {
         };
         let shape = Superellipsoid::new(a, b, c, n1, n2)?;
         // Semi-axes so large or small that the volume or the moments leave
-        // the range of f64 are refused here, not returned as inf or 0.
-        let moments = shape.principal_moments();
-        let volume = shape.volume();
-        if !moments
-            .iter()
-            .chain([&volume])
-            .all(|v| v.is_finite() && *v > 0.0)
-        {
+        // the range of f64 are refused here, not returned as inf or 0. For
+        // exponents in [2, 10] the volume is a b c times a factor between
+        // 4 pi / 3 and 8, and a moment that times a sum of two squared
+        // semi-axes and a factor between 1/5 and 2/3: bounds cheap enough
+        // for every call (the engine makes one per support query).
+        let (lo, hi) = (a.min(b).min(c), a.max(b).max(c));
+        let abc = a * b * c;
+        let bounds = [
+            4.0 * abc,
+            8.0 * abc,
+            0.8 * abc * lo * lo,
+            11.0 * abc * hi * hi,
+        ];
+        if !bounds.iter().all(|v| v.is_finite() && *v > 0.0) {
             return Err(format!(
                 "semi-axes {a}, {b}, {c} give a volume or inertia outside the range of numbers"
             ));

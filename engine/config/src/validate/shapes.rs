@@ -36,7 +36,7 @@ use talus_geometry::{
 
 /// The kind-specific keys of a `[[shapes]]` table with where each is
 /// given.
-fn present_keys(s: &ShapeSpec) -> [(&'static str, Option<Range<usize>>); 16] {
+fn present_keys(s: &ShapeSpec) -> [(&'static str, Option<Range<usize>>); 18] {
     [
         ("size", span_of(&s.size)),
         ("edge", span_of(&s.edge)),
@@ -54,6 +54,8 @@ fn present_keys(s: &ShapeSpec) -> [(&'static str, Option<Range<usize>>); 16] {
         ("pebbles", span_of(&s.pebbles)),
         ("count", span_of(&s.count)),
         ("resolution", span_of(&s.resolution)),
+        ("shape", span_of(&s.shape)),
+        ("properties", span_of(&s.properties)),
     ]
 }
 
@@ -336,11 +338,68 @@ pub(super) fn shape_sources(
         }
         ShapeKindSpec::Mesh => return mesh_shapes(ctx, &s, name, table, location, round, &require),
         ShapeKindSpec::Clump => unreachable!("clump shapes are templates (template_source)"),
+        ShapeKindSpec::Plugin => {
+            return plugin_shape(ctx, &s, (name, table), location, round, &require)
+        }
     };
     let poly = built.map_err(|e| ctx.invalid(&at, format!("{table}: {e}")))?;
     Ok(vec![ShapeSource {
         location,
         shape: shape(ctx, &at, name, &poly, table, round)?,
+        plugin: None,
+    }])
+}
+
+/// `kind = "plugin"`: the shape kind a plugin adds (`shape`) and its
+/// property values, checked against the plugin's descriptor once the
+/// plugins load; not rounded (the plugin's solid is what it is).
+fn plugin_shape(
+    ctx: &Ctx<'_>,
+    s: &ShapeSpec,
+    (name, table): (&str, &str),
+    location: crate::Location,
+    round: Option<Rounding>,
+    require: &dyn Fn(&str) -> ConfigError,
+) -> Result<Vec<ShapeSource>> {
+    if let Some(r) = round {
+        return Err(ctx.invalid(
+            &(r.at.0..r.at.1),
+            format!("{table}: a shape of a plugin is not rounded ('dilate' and 'erode' are for polyhedra)"),
+        ));
+    }
+    let kind = s.shape.as_ref().ok_or_else(|| require("shape"))?;
+    let kind_name = kind.get_ref().trim();
+    if kind_name.is_empty() {
+        return Err(ctx.invalid(
+            &kind.span(),
+            format!("'shape' in {table} must not be empty"),
+        ));
+    }
+    let mut properties: Vec<(String, f64, crate::Location)> = s
+        .properties
+        .as_ref()
+        .map(|p| {
+            p.get_ref()
+                .0
+                .iter()
+                .map(|(k, v)| (k.get_ref().clone(), v.get_ref().0, ctx.loc(&k.span())))
+                .collect()
+        })
+        .unwrap_or_default();
+    properties.sort_by(|a, b| a.0.cmp(&b.0));
+    // A stand-in of no size until the CLI makes the shape from its plugin.
+    let stand_in = tetrahedron_block(1e-12)
+        .map_err(|e| e.to_string())
+        .and_then(|p| BlockShape::new(name, &p).map_err(|e| e.to_string()))
+        .map_err(|e| ctx.invalid(&kind.span(), format!("{table}: {e}")))?;
+    Ok(vec![ShapeSource {
+        location,
+        shape: stand_in,
+        plugin: Some(crate::types::PluginShape {
+            kind: kind_name.to_string(),
+            kind_location: ctx.loc(&kind.span()),
+            properties,
+        }),
     }])
 }
 
@@ -611,6 +670,7 @@ fn mesh_shapes(
         };
         let full = format!("{name}/{}", object.name);
         shapes.push(ShapeSource {
+            plugin: None,
             location: location.clone(),
             shape: shape(ctx, &key_span, &full, &poly, table, round)?,
         });

@@ -36,7 +36,7 @@ use crate::sums::{End, Sums};
 use crate::wall::{Wall, BACK, FRONT};
 use rayon::prelude::*;
 use std::cell::RefCell;
-use talus_geometry::Triangle;
+use talus_geometry::{SupportMap, Triangle};
 use talus_sdk::{flags, ContactOutput};
 
 /// A convex body (end1) and a wall facet (end2).
@@ -80,18 +80,29 @@ fn resolve(
             -1.0
         };
     }
+    let body = Piece::convex(i as u32);
+    let fault = RefCell::new(None);
+    let shape = posed(k, i, &fault);
+    // From the body into the facet: against the normal of its side.
+    let n = -cache[slot::SIDE] * normal;
+    // The face region: the body's deepest point along the normal lies over
+    // the facet, and the contact is the facet's plane against it, exactly
+    // (what GJK with the prism converges to there).
+    let deepest = shape.support_point(n);
+    if over_triangle(deepest, tri, normal) {
+        note_fault(k, body, facet, fault);
+        if !deepest.is_finite() {
+            return None;
+        }
+        let gap = (tri[0] - deepest).dot(n);
+        set_vec(cache, slot::HINT, n);
+        return Some((n, gap, deepest + 0.5 * gap * n));
+    }
     let swept = Swept {
         facet: Triangle { vertices: tri },
         e: normal * (-cache[slot::SIDE] * 2.0 * radius),
     };
-    let body = Piece::convex(i as u32);
-    let fault = RefCell::new(None);
-    let found = contact_of(
-        &posed(k, i, &fault),
-        &swept,
-        vec_at(cache, slot::HINT),
-        false,
-    );
+    let found = contact_of(&shape, &swept, vec_at(cache, slot::HINT), false);
     let failed = fault.borrow().is_some();
     note_fault(k, body, facet, fault);
     let Some(found) = found.filter(|_| !failed) else {
@@ -105,6 +116,16 @@ fn resolve(
     // prism's witness is any point of its face).
     let xc = found.point_a + 0.5 * found.gap * found.normal;
     Some((found.normal, found.gap, xc))
+}
+
+/// Whether `p` projects onto the triangle `tri` of unit normal `normal`
+/// (its edges included).
+#[inline]
+fn over_triangle(p: Vec3, tri: [Vec3; 3], normal: Vec3) -> bool {
+    (0..3).all(|e| {
+        let (a, b) = (tri[e], tri[(e + 1) % 3]);
+        (b - a).cross(p - a).dot(normal) >= 0.0
+    })
 }
 
 /// Whether body `i`'s bounding sphere misses facet `f` of `wall`.

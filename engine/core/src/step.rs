@@ -92,6 +92,11 @@ impl Simulation {
         self.step += 1;
         self.time += dt;
         let mut clock = Instant::now();
+        // The cell takes its new shape first: the law of motion wraps
+        // positions into it.
+        if let Some(c) = self.cell.as_mut() {
+            c.advance(dt);
+        }
         self.motion(dt)?;
         self.block_motion(dt)?;
         self.clump_motion(dt)?;
@@ -107,6 +112,12 @@ impl Simulation {
             })?;
         }
         self.stage_times.motion += lap(&mut clock);
+        if let Some(c) = self.cell.as_ref().filter(|c| c.deforms()) {
+            self.check_cell_widths()?;
+            if let Some(cells) = self.cells.as_mut() {
+                cells.follow(c);
+            }
+        }
         self.detect();
         self.regroup_contacts(false);
         self.stage_times.detection += lap(&mut clock);

@@ -549,7 +549,24 @@ pub(crate) struct ConfigSpec {
     pub clumps: Vec<S<BlockSpec>>,
     #[serde(default)]
     pub bonds: Vec<S<BondSpec>>,
+    pub cell: Option<S<CellSpec>>,
     pub output: Option<S<OutputSpec>>,
+}
+
+/// `[cell]`: the periodic cell, as a box (`min`, `max`) or a corner and
+/// three edge vectors (`origin`, `edges`).
+#[derive(Debug, serde::Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table [cell] with min and max, or origin and edges"
+)]
+pub(crate) struct CellSpec {
+    pub min: Option<S<Vec3<Meters>>>,
+    pub max: Option<S<Vec3<Meters>>>,
+    pub origin: Option<S<Vec3<Meters>>>,
+    pub edges: Option<S<Vec<S<Vec3<Meters>>>>>,
+    pub periodic: Option<S<[bool; 3]>>,
+    pub velocity_gradient: Option<S<Vec<S<Vec3<PerS>>>>>,
 }
 
 /// `[run]`.

@@ -250,15 +250,16 @@ impl Simulation {
             return Ok(());
         };
         let w = cell.widths();
-        for k in 0..3 {
-            if cell.periodic[k] && !(w[k] > self.cell_min_width) {
+        for (k, &w) in w.iter().enumerate() {
+            // (a NaN width fails too)
+            if cell.periodic[k] && (w.is_nan() || w <= self.cell_min_width) {
                 return Err(StepError::Cell {
                     step: self.step,
                     message: format!(
                         "the periodic cell is {:.6e} m across its edge {k}, which must exceed \
                          {:.6e} m (twice the reach of the largest pair of balls, with the cell \
                          tolerance)",
-                        w[k], self.cell_min_width
+                        w, self.cell_min_width
                     ),
                 });
             }

@@ -149,10 +149,10 @@ impl PeriodicGrid {
         }
         // Keep the grid below ~8 million cells.
         while dims.iter().map(|&d| d as f64).product::<f64>() > 8.0e6 {
-            for k in 0..3 {
-                let d = ((dims[k] as f64 / 1.25).floor() as i32).max(1);
-                self.scale[k] *= d as f64 / dims[k] as f64;
-                dims[k] = d;
+            for (k, n) in dims.iter_mut().enumerate() {
+                let d = ((*n as f64 / 1.25).floor() as i32).max(1);
+                self.scale[k] *= d as f64 / *n as f64;
+                *n = d;
             }
         }
         dims
@@ -178,10 +178,9 @@ impl PeriodicGrid {
     fn range(&self, b: &Aabb, dims: [i32; 3]) -> CellRange {
         let f = self.frac_box(&b.enlarged(self.margin));
         let mut r = CellRange::default();
-        for k in 0..3 {
+        for (k, &n) in dims.iter().enumerate() {
             let lo = ((f.min[k] - self.lo[k]) * self.scale[k]).floor();
             let hi = ((f.max[k] - self.lo[k]) * self.scale[k]).floor();
-            let n = dims[k];
             if self.periodic[k] {
                 let (lo, hi) = (lo.clamp(-1e9, 1e9) as i64, hi.clamp(-1e9, 1e9) as i64);
                 if hi - lo + 1 >= n as i64 {

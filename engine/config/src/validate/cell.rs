@@ -54,7 +54,7 @@ pub(super) fn cell_settings(ctx: &Ctx<'_>, spec: Spanned<CellSpec>) -> Result<Ce
             let e = rows(ctx, edges, "'edges' in [cell]")?;
             // Each row is an edge: the columns of the cell matrix.
             let h = Mat3::from_cols(v3(e[0]), v3(e[1]), v3(e[2]));
-            if !(h.determinant() > 0.0) {
+            if h.determinant().is_nan() || h.determinant() <= 0.0 {
                 return Err(ctx.invalid(
                     &edges.span(),
                     format!(

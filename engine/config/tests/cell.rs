@@ -134,3 +134,37 @@ fn a_periodic_cell_refuses_blocks() {
     let e = parse_err(&text);
     assert_at(&e, &text, "[cell]", &["periodic [cell]", "[[blocks]]"]);
 }
+
+#[test]
+fn a_servo_holds_pressing_stresses_on_periodic_axes() {
+    let text = cell(
+        "min = [0, 0, 0]\nmax = [1, 1, 1]\n[cell.servo]\ncontrol = [false, false, true]\n\
+         stress = [0, 0, 1e5]\ngain = 1e-6\nmax_rate = 2\n",
+    );
+    let servo = parse(&text).unwrap().cell.unwrap().cell.servo.unwrap();
+    // Pressing 100 kPa is a tension-positive target of -100 kPa.
+    assert_eq!(servo.target, [None, None, Some(-1e5)]);
+    assert_eq!((servo.gain, servo.max_rate), (1e-6, 2.0));
+
+    let flat = text.replace(
+        "max = [1, 1, 1]\n",
+        "max = [1, 1, 1]\nperiodic = [true, true, false]\n",
+    );
+    let e = parse_err(&flat);
+    assert_at(
+        &e,
+        &flat,
+        "[false, false, true]",
+        &["'control' in [cell.servo]", "not periodic"],
+    );
+    let bad = text.replace("gain = 1e-6", "gain = 0");
+    let e = parse_err(&bad);
+    assert_at(&e, &bad, "0\nmax_rate", &["'gain' in [cell.servo]", "> 0"]);
+    let none = text.replace("[false, false, true]", "[false, false, false]");
+    assert_at(
+        &parse_err(&none),
+        &none,
+        "[false, false, false]",
+        &["at least one axis"],
+    );
+}

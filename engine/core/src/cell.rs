@@ -49,6 +49,50 @@ pub struct Cell {
     pub periodic: [bool; 3],
     /// The velocity gradient `L` (1/s): `dh/dt = L h`.
     pub velocity_gradient: Mat3,
+    /// A servo on the stress along some axes, if any: it sets those
+    /// diagonal entries of `L` every step.
+    pub servo: Option<CellServo>,
+}
+
+/// A servo that holds chosen normal stresses of the cell by setting the
+/// diagonal of its velocity gradient.
+///
+/// # Model
+/// After each cycle, for every controlled axis `k`,
+/// `L_kk = clamp(gain (target_k - sigma_kk), -max_rate, max_rate)`, with
+/// `sigma` the cell stress (tension positive): a cell more compressed
+/// than its target expands, one less compressed contracts. With `E` the
+/// material's modulus along `k` (Pa), the stress relaxes towards its
+/// target with the time constant `1 / (E gain)`, which should span many
+/// steps.
+///
+/// # Units
+/// `target` Pa (tension positive: a compression is negative), `gain`
+/// 1/(Pa s), `max_rate` 1/s.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CellServo {
+    /// Target normal stress per axis (Pa, tension positive); `None`
+    /// leaves the axis to the velocity gradient as given.
+    pub target: [Option<f64>; 3],
+    /// Strain rate per unit of stress error (1/(Pa s)), > 0.
+    pub gain: f64,
+    /// Cap on the strain rate the servo sets (1/s), > 0.
+    pub max_rate: f64,
+}
+
+impl CellServo {
+    /// The velocity gradient `l` with the controlled diagonal entries set
+    /// from the stress `stress`.
+    pub fn gradient(&self, l: Mat3, stress: Mat3) -> Mat3 {
+        let mut cols = l.to_cols_array_2d();
+        for (k, t) in self.target.iter().enumerate() {
+            if let Some(t) = t {
+                let sigma = stress.col(k)[k];
+                cols[k][k] = (self.gain * (t - sigma)).clamp(-self.max_rate, self.max_rate);
+            }
+        }
+        Mat3::from_cols_array_2d(&cols)
+    }
 }
 
 /// Why a cell cannot be made.
@@ -79,6 +123,7 @@ impl Cell {
             h_inv: h.inverse(),
             periodic,
             velocity_gradient: l,
+            servo: None,
         })
     }
 
@@ -165,9 +210,16 @@ impl Cell {
         }
     }
 
-    /// Whether the cell deforms (a non-zero velocity gradient).
+    /// Whether the cell deforms (a non-zero velocity gradient, or a servo
+    /// that may set one).
     pub fn deforms(&self) -> bool {
-        self.velocity_gradient != Mat3::ZERO
+        self.velocity_gradient != Mat3::ZERO || self.servo.is_some()
+    }
+
+    /// The cell with `servo` on its stress.
+    pub fn with_servo(mut self, servo: CellServo) -> Cell {
+        self.servo = Some(servo);
+        self
     }
 
     /// The cell after one step `dt`: `h <- (I + L dt) h`.
@@ -222,12 +274,37 @@ impl Simulation {
         }
     }
 
+    /// The servo's step: the controlled entries of the cell's velocity
+    /// gradient from this cycle's stress, for the next cycle.
+    pub(crate) fn servo_cell(&mut self) {
+        let Some(servo) = self.cell.as_ref().and_then(|c| c.servo) else {
+            return;
+        };
+        let Some(state) = self.cell_state() else {
+            return;
+        };
+        if let Some(c) = self.cell.as_mut() {
+            c.velocity_gradient = servo.gradient(c.velocity_gradient, state.stress);
+        }
+    }
+
     /// What a periodic run cannot hold in this increment: blocks and
     /// clumps (their kernels take no images yet).
     pub(crate) fn check_cell(&self) -> Result<(), SetupError> {
         let Some(cell) = &self.cell else {
             return Ok(());
         };
+        if let Some(s) = &cell.servo {
+            let positive = |v: f64| v.is_finite() && v > 0.0;
+            if !(positive(s.gain) && positive(s.max_rate))
+                || s.target.iter().flatten().any(|t| !t.is_finite())
+            {
+                return Err(SetupError::Cell {
+                    message: "the cell servo needs a positive gain and rate cap and finite targets"
+                        .into(),
+                });
+            }
+        }
         if !cell.any_periodic() {
             return Ok(());
         }

@@ -50,7 +50,7 @@ pub use block::{BlockInit, BlockResolution, BlockShape};
 pub use blowup::{BlowUp, BlowUpLimits};
 pub use body::{BallsMut, BallsRef};
 pub use bond::{BondBreak, BondInstall, BondTime, BreakMode};
-pub use cell::{Cell, CellState};
+pub use cell::{Cell, CellServo, CellState};
 pub use clump::{ClumpInit, ClumpTemplate};
 pub use contact::BATCH;
 pub use error::{SetupError, StepError};

@@ -361,3 +361,46 @@ fn blocks_in_a_periodic_cell_are_refused() {
     let e = sim.setup().unwrap_err().to_string();
     assert!(e.contains("blocks and clumps are not supported"), "{e}");
 }
+
+#[test]
+fn a_servo_on_the_cell_holds_its_target_stress() {
+    // A cubic lattice of touching balls, the cell servo-controlled along
+    // z to a compression of 10 kPa: the lattice squeezes along z until
+    // each contact along z carries kn delta = 10 kPa a^2.
+    let kn = 1.0e6;
+    let a = 2.0 * RADIUS;
+    let target = -1.0e4;
+    let dt = 1.0e-6;
+    let mut sim = lattice(4, a, Mat3::ZERO, [kn, kn, 0.5, 0.1, 0.1], dt);
+    // sigma_zz responds to the strain rate with the modulus kn / a: a
+    // time constant of 200 steps.
+    let modulus = kn / a;
+    let servo = talus_core::CellServo {
+        target: [None, None, Some(target)],
+        gain: 1.0 / (modulus * 200.0 * dt),
+        max_rate: 5.0,
+    };
+    let cell = sim.cell().unwrap().clone().with_servo(servo);
+    sim.set_cell(cell);
+    sim.prepare().unwrap();
+    let mut worst: f64 = 0.0;
+    for step in 0..6000 {
+        sim.cycle().unwrap();
+        let s = sim.cell_state().unwrap().stress;
+        if step >= 3000 {
+            worst = worst.max((s.col(2).z / target - 1.0).abs());
+        }
+    }
+    assert!(worst < 0.01, "{worst}");
+    // The strain the closed form needs, and nothing along x or y.
+    let s = sim.cell_state().unwrap();
+    let delta = -target * a * a / kn;
+    let side_z = 4.0 * (a - delta);
+    assert!(
+        (s.h.col(2).z - side_z).abs() < 0.01 * delta * 4.0,
+        "{}",
+        s.h
+    );
+    assert_eq!(s.h.col(0).x, 4.0 * a);
+    assert!(s.stress.col(0).x.abs() < 1e-6 * target.abs());
+}

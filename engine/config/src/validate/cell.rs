@@ -11,10 +11,10 @@
 use serde_spanned::Spanned;
 
 use super::{Ctx, Result};
-use crate::spec::{CellSpec, Meters, Vec3};
+use crate::spec::{CellServoSpec, CellSpec, Meters, Vec3};
 use crate::types::CellSettings;
 use talus_core::math::{v3, Mat3};
-use talus_core::Cell;
+use talus_core::{Cell, CellServo};
 
 /// Three rows of three numbers as a matrix (rows as given).
 fn rows<U>(ctx: &Ctx<'_>, v: &Spanned<Vec<Spanned<Vec3<U>>>>, what: &str) -> Result<[[f64; 3]; 3]> {
@@ -92,13 +92,57 @@ pub(super) fn cell_settings(ctx: &Ctx<'_>, spec: Spanned<CellSpec>) -> Result<Ce
             Mat3::from_cols_array_2d(&r).transpose()
         }
     };
-    let cell = Cell::new(origin, h, periodic, l)
+    let mut cell = Cell::new(origin, h, periodic, l)
         .map_err(|e| ctx.invalid(&span, format!("[cell]: {e}")))?;
+    if let Some(s) = &c.servo {
+        cell = cell.with_servo(servo(ctx, s.get_ref(), periodic)?);
+    }
     let lo = origin.to_array();
     let hi = (origin + h.x_axis + h.y_axis + h.z_axis).to_array();
     ctx.extent(lo, hi, 0.0);
     Ok(CellSettings {
         cell,
         location: ctx.loc(&span),
+    })
+}
+
+/// `[cell.servo]`: the controlled axes must be periodic, at least one;
+/// `gain` and `max_rate` > 0. The config's stresses press (positive in
+/// compression, as a wall servo's `stress`); the engine's targets are
+/// tension positive.
+fn servo(ctx: &Ctx<'_>, s: &CellServoSpec, periodic: [bool; 3]) -> Result<CellServo> {
+    let control = *s.control.get_ref();
+    if !control.iter().any(|&c| c) {
+        return Err(ctx.invalid(
+            &s.control.span(),
+            "'control' in [cell.servo] must hold the stress along at least one axis",
+        ));
+    }
+    if let Some(k) = (0..3).find(|&k| control[k] && !periodic[k]) {
+        return Err(ctx.invalid(
+            &s.control.span(),
+            format!(
+                "'control' in [cell.servo] holds axis {k}, along which the cell is not periodic; \
+                 a servo acts on periodic axes only"
+            ),
+        ));
+    }
+    let positive = |x: f64, span: std::ops::Range<usize>, what: &str, unit: &str| {
+        if x > 0.0 {
+            Ok(x)
+        } else {
+            Err(ctx.invalid(
+                &span,
+                format!("'{what}' in [cell.servo] must be > 0 ({unit}), got {x:?}"),
+            ))
+        }
+    };
+    let gain = positive(s.gain.get_ref().0, s.gain.span(), "gain", "1/(Pa s)")?;
+    let max_rate = positive(s.max_rate.get_ref().0, s.max_rate.span(), "max_rate", "1/s")?;
+    let stress = s.stress.get_ref().0;
+    Ok(CellServo {
+        target: std::array::from_fn(|k| control[k].then_some(-stress[k])),
+        gain,
+        max_rate,
     })
 }

@@ -270,7 +270,7 @@ impl CellSpace {
         }
     }
 
-    /// A grid for the periodic cell `cell` (see [`PeriodicGrid`]), with
+    /// A grid for the periodic cell `cell` (see `PeriodicGrid`), with
     /// cells no thinner than `cell_size` and the non-periodic axes
     /// covering `domain`.
     pub fn periodic(cell: &Cell, domain: Aabb, cell_size: f64, tolerance: f64) -> CellSpace {

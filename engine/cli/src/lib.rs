@@ -297,6 +297,10 @@ fn run_loaded(
         if walls && snap.n_walls() > 0 {
             send(Table::Walls, recorder.walls(&snap))?;
         }
+        // The cell goes with every frame of the other tables.
+        if let Some(frame) = recorder.cell(&snap) {
+            send(Table::Cell, frame)?;
+        }
         if let Some(vtk) = vtk {
             vtk.write(&snap)?;
         }

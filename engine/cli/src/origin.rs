@@ -131,6 +131,7 @@ fn of_setup<'a>(cfg: &'a RunConfig, e: &SetupError) -> Option<&'a Location> {
         SetupError::Shape { shape: name, .. } => shape(cfg, name),
         SetupError::MissingPairing(_, b) => group(cfg, b),
         SetupError::Model { model: name, .. } => model(cfg, name),
+        SetupError::Cell { .. } => cfg.cell.as_ref().map(|c| &c.location),
         _ => None,
     }
 }
@@ -148,6 +149,7 @@ pub fn located(cfg: &RunConfig, e: &StepError) -> Error {
             model(cfg, name)
         }
         StepError::Wall { wall: name, .. } => wall(cfg, name),
+        StepError::Cell { .. } => cfg.cell.as_ref().map(|c| &c.location),
         _ => None,
     };
     error_at(at.unwrap_or(&cfg.run.location), e).into()

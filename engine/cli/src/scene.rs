@@ -49,6 +49,9 @@ pub fn populate(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation>
         blowup: cfg.run.blowup,
     };
     let mut sim = Simulation::new(settings);
+    if let Some(c) = &cfg.cell {
+        sim.set_cell(c.cell.clone());
+    }
 
     let mut placed: Vec<(Vec3, f64)> = Vec::new();
     for (k, src) in cfg.balls.iter().enumerate() {

@@ -53,9 +53,9 @@ use std::path::Path;
 pub use error::{error_at, ConfigError, ErrorKind, Location};
 pub use limits::Machine;
 pub use types::{
-    BallKind, BallRow, BallSource, BlockKind, BlockRow, BlockSource, BondRule, Duration, MeshData,
-    ModelAssignment, OutputSettings, PluginPath, PluginShape, RunConfig, RunSettings, ShapeSource,
-    TemplateSource, WallSource,
+    BallKind, BallRow, BallSource, BlockKind, BlockRow, BlockSource, BondRule, CellSettings,
+    Duration, MeshData, ModelAssignment, OutputSettings, PluginPath, PluginShape, RunConfig,
+    RunSettings, ShapeSource, TemplateSource, WallSource,
 };
 
 /// Reads, parses and validates the config file at `path`, and reads the

@@ -44,6 +44,7 @@ units! {
     Newtons = "N",
     Pascals = "Pa",
     MetersPerSPerN = "(m/s)/N",
+    PerPaS = "1/(Pa s)",
 }
 
 fn number_phrase<U: Unit>(f: &mut fmt::Formatter<'_>, article: &str, noun: &str) -> fmt::Result {
@@ -551,7 +552,38 @@ pub(crate) struct ConfigSpec {
     pub clumps: Vec<S<BlockSpec>>,
     #[serde(default)]
     pub bonds: Vec<S<BondSpec>>,
+    pub cell: Option<S<CellSpec>>,
     pub output: Option<S<OutputSpec>>,
+}
+
+/// `[cell]`: the periodic cell, as a box (`min`, `max`) or a corner and
+/// three edge vectors (`origin`, `edges`).
+#[derive(Debug, serde::Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table [cell] with min and max, or origin and edges"
+)]
+pub(crate) struct CellSpec {
+    pub min: Option<S<Vec3<Meters>>>,
+    pub max: Option<S<Vec3<Meters>>>,
+    pub origin: Option<S<Vec3<Meters>>>,
+    pub edges: Option<S<Vec<S<Vec3<Meters>>>>>,
+    pub periodic: Option<S<[bool; 3]>>,
+    pub velocity_gradient: Option<S<Vec<S<Vec3<PerS>>>>>,
+    pub servo: Option<S<CellServoSpec>>,
+}
+
+/// `[cell.servo]`.
+#[derive(Debug, serde::Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table [cell.servo] with control, stress, gain and max_rate"
+)]
+pub(crate) struct CellServoSpec {
+    pub control: S<[bool; 3]>,
+    pub stress: S<Vec3<Pascals>>,
+    pub gain: S<Num<PerPaS>>,
+    pub max_rate: S<Num<PerS>>,
 }
 
 /// `[run]`.

@@ -52,6 +52,8 @@ pub struct RunConfig {
     pub clumps: Vec<BlockSource>,
     /// `[[bonds]]`, in file order.
     pub bonds: Vec<BondRule>,
+    /// `[cell]`, if given.
+    pub cell: Option<CellSettings>,
     /// `[output]`.
     pub output: OutputSettings,
 }
@@ -476,4 +478,13 @@ pub struct OutputSettings {
     /// Write a checkpoint every N steps (`OUT/checkpoint.bin`, the latest
     /// only); 0 = only when the run is interrupted. Default 0.
     pub checkpoint: u64,
+}
+
+/// `[cell]`: the periodic cell.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellSettings {
+    /// The cell: corner, edges, periodic axes, velocity gradient.
+    pub cell: talus_core::Cell,
+    /// Where the `[cell]` table is.
+    pub location: Location,
 }

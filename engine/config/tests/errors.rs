@@ -64,7 +64,7 @@ fn unknown_key_in_run_top_level_and_inline_tables() {
         "foo",
         &[
             "unknown key 'foo'",
-            "run, plugins, models, balls, walls, shapes, blocks, clumps, bonds, output",
+            "run, plugins, models, balls, walls, shapes, blocks, clumps, bonds, cell, output",
         ],
     );
 

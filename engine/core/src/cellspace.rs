@@ -12,7 +12,8 @@
 //! out sorted, so contact creation order (and contact ids) do not depend on
 //! cell contents or thread count.
 
-use crate::math::{Aabb, Vec3};
+use crate::cell::Cell;
+use crate::math::{Aabb, Mat3, Vec3};
 use crate::piece::{Piece, PieceKind};
 use rayon::prelude::*;
 
@@ -66,6 +67,160 @@ pub struct CellSpace {
     facet_moved: Vec<bool>,
     /// How many re-binnings happened (for statistics).
     pub rebins: u64,
+    /// The grid of a periodic cell, when there is one (see
+    /// [`PeriodicGrid`]).
+    periodic: Option<PeriodicGrid>,
+}
+
+/// The cell space of a periodic cell: the grid lies in the fractional
+/// coordinates `u = G^-1 (x - origin)` of a grid matrix `G`, the cell
+/// matrix when the grid was last laid out. Along a periodic axis it tiles
+/// `[0, 1)` with whole cells and cell ranges wrap round, so every piece is
+/// binned once whatever side of the boundary it reaches over; along a
+/// non-periodic axis it covers the domain and clamps, as the plain grid
+/// does.
+///
+/// # Invariant
+/// A deforming cell drifts away from `G`: a piece's image moves by
+/// `(h - G) m` from where the grid puts it. Every range is laid out from
+/// the piece's box enlarged by `margin`, and the grid is laid out again
+/// (every piece re-binned) before the drift, summed over the periodic
+/// edges, exceeds it; two near pieces then always share a cell (see
+/// `docs/architecture.md`).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+struct PeriodicGrid {
+    origin: Vec3,
+    g: Mat3,
+    g_inv: Mat3,
+    /// The current cell matrix and its inverse: images for [`CellSpace::near`].
+    h: Mat3,
+    h_inv: Mat3,
+    periodic: [bool; 3],
+    /// Lower bound and cells per unit of `u`, per axis.
+    lo: [f64; 3],
+    scale: [f64; 3],
+    /// The domain of the non-periodic axes (m), kept to lay out again.
+    domain: Aabb,
+    /// The smallest cell side the grid may have (m).
+    cell_size: f64,
+    /// Enlargement of every box before it is binned (m).
+    margin: f64,
+}
+
+impl PeriodicGrid {
+    fn new(cell: &Cell, domain: Aabb, cell_size: f64, margin: f64) -> (PeriodicGrid, [i32; 3]) {
+        let mut grid = PeriodicGrid {
+            origin: cell.origin,
+            g: cell.h(),
+            g_inv: cell.h().inverse(),
+            h: cell.h(),
+            h_inv: cell.h().inverse(),
+            periodic: cell.periodic,
+            lo: [0.0; 3],
+            scale: [1.0; 3],
+            domain,
+            cell_size,
+            margin,
+        };
+        let dims = grid.lay_out(cell);
+        (grid, dims)
+    }
+
+    /// Lays the grid out on the cell as it is now; returns its dims.
+    fn lay_out(&mut self, cell: &Cell) -> [i32; 3] {
+        self.g = cell.h();
+        self.g_inv = self.g.inverse();
+        self.h = self.g;
+        self.h_inv = self.g_inv;
+        let widths = cell.widths();
+        let span = self.frac_box(&self.domain);
+        let mut dims = [1; 3];
+        for k in 0..3 {
+            if self.periodic[k] {
+                // Whole cells at least `cell_size` wide.
+                dims[k] = ((widths[k] / self.cell_size).floor() as i32).max(1);
+                self.lo[k] = 0.0;
+                self.scale[k] = dims[k] as f64;
+            } else {
+                let (lo, hi) = (span.min[k], span.max[k]);
+                let extent = (hi - lo) * widths[k];
+                dims[k] = ((extent / self.cell_size).ceil() as i32).clamp(1, 1 << 20);
+                self.lo[k] = lo;
+                self.scale[k] = dims[k] as f64 / (hi - lo).max(f64::MIN_POSITIVE);
+            }
+        }
+        // Keep the grid below ~8 million cells.
+        while dims.iter().map(|&d| d as f64).product::<f64>() > 8.0e6 {
+            for (k, n) in dims.iter_mut().enumerate() {
+                let d = ((*n as f64 / 1.25).floor() as i32).max(1);
+                self.scale[k] *= d as f64 / *n as f64;
+                *n = d;
+            }
+        }
+        dims
+    }
+
+    /// The box in fractional coordinates of `G` that holds `b`.
+    fn frac_box(&self, b: &Aabb) -> Aabb {
+        let mut out = Aabb::EMPTY;
+        for c in 0..8 {
+            let corner = Vec3::new(
+                if c & 1 == 0 { b.min.x } else { b.max.x },
+                if c & 2 == 0 { b.min.y } else { b.max.y },
+                if c & 4 == 0 { b.min.z } else { b.max.z },
+            );
+            out.include(self.g_inv * (corner - self.origin));
+        }
+        out
+    }
+
+    /// The cell range of a box: along a periodic axis `lo` in
+    /// `[0, dims)` and `hi - lo < dims` (the range wraps past the last
+    /// cell), along the others clamped.
+    fn range(&self, b: &Aabb, dims: [i32; 3]) -> CellRange {
+        let f = self.frac_box(&b.enlarged(self.margin));
+        let mut r = CellRange::default();
+        for (k, &n) in dims.iter().enumerate() {
+            let lo = ((f.min[k] - self.lo[k]) * self.scale[k]).floor();
+            let hi = ((f.max[k] - self.lo[k]) * self.scale[k]).floor();
+            if self.periodic[k] {
+                let (lo, hi) = (lo.clamp(-1e9, 1e9) as i64, hi.clamp(-1e9, 1e9) as i64);
+                if hi - lo + 1 >= n as i64 {
+                    r.lo[k] = 0;
+                    r.hi[k] = n - 1;
+                } else {
+                    r.lo[k] = lo.rem_euclid(n as i64) as i32;
+                    r.hi[k] = r.lo[k] + (hi - lo) as i32;
+                }
+            } else {
+                r.lo[k] = (lo.clamp(-1e9, 1e9) as i32).clamp(0, n - 1);
+                r.hi[k] = (hi.clamp(-1e9, 1e9) as i32).clamp(0, n - 1);
+            }
+        }
+        r
+    }
+
+    /// How far the cell has drifted from the grid: the sum over the
+    /// periodic edges of how far each moved (m).
+    fn drift(&self, h: Mat3) -> f64 {
+        (0..3)
+            .filter(|&k| self.periodic[k])
+            .map(|k| (h.col(k) - self.g.col(k)).length())
+            .sum()
+    }
+
+    /// The separation `b - a` to the nearest image of `b`.
+    #[inline]
+    fn separation(&self, a: Vec3, b: Vec3) -> Vec3 {
+        let d = b - a;
+        let s = self.h_inv * d;
+        let m = Vec3::new(
+            if self.periodic[0] { s.x.round() } else { 0.0 },
+            if self.periodic[1] { s.y.round() } else { 0.0 },
+            if self.periodic[2] { s.z.round() } else { 0.0 },
+        );
+        d - self.h * m
+    }
 }
 
 /// The re-binning rule: a centre now at `centre`, binned at `reference`,
@@ -114,10 +269,77 @@ impl CellSpace {
             ball_moved: Vec::new(),
             facet_moved: Vec::new(),
             rebins: 0,
+            periodic: None,
         }
     }
 
+    /// A grid for the periodic cell `cell` (see `PeriodicGrid`), with
+    /// cells no thinner than `cell_size` and the non-periodic axes
+    /// covering `domain`.
+    pub fn periodic(cell: &Cell, domain: Aabb, cell_size: f64, tolerance: f64) -> CellSpace {
+        // A one-cell plain grid, whose layout is replaced right away.
+        let unit = Aabb {
+            min: Vec3::ZERO,
+            max: Vec3::ONE,
+        };
+        let mut cs = CellSpace::new(unit, 1.0, tolerance);
+        let (grid, dims) = PeriodicGrid::new(cell, domain, cell_size, tolerance);
+        cs.dims = dims;
+        cs.cells = vec![Vec::new(); (dims[0] * dims[1] * dims[2]) as usize];
+        cs.periodic = Some(grid);
+        cs
+    }
+
+    /// Follows the cell to its current shape: the images of
+    /// [`CellSpace::near`] come from it, and once it has drifted from the
+    /// grid by the grid's margin the grid is laid out on it again and
+    /// every piece re-binned (flagged as moved). Does nothing for a grid
+    /// without a periodic cell.
+    pub fn follow(&mut self, cell: &Cell) {
+        let Some(grid) = self.periodic.as_mut() else {
+            return;
+        };
+        if grid.drift(cell.h()) <= grid.margin {
+            grid.h = cell.h();
+            grid.h_inv = cell.h().inverse();
+            return;
+        }
+        let dims = grid.lay_out(cell);
+        self.dims = dims;
+        self.cells = vec![Vec::new(); (dims[0] * dims[1] * dims[2]) as usize];
+        self.moved.clear();
+        for i in 0..self.ball_extent.len() {
+            let r = self.range_of(&self.ball_extent[i]);
+            self.ball_range[i] = r;
+            self.bin(Piece::ball(i as u32), r);
+            self.moved.push(Piece::ball(i as u32));
+            self.ball_moved[i] = true;
+        }
+        for i in 0..self.block_extent.len() {
+            let r = self.range_of(&self.block_extent[i]);
+            self.block_range[i] = r;
+            self.bin(Piece::block(i as u32), r);
+            self.moved.push(Piece::block(i as u32));
+            self.block_moved[i] = true;
+        }
+        for g in 0..self.facet_extent.len() {
+            let r = self.range_of(&self.facet_extent[g]);
+            self.facet_range[g] = r;
+            self.bin(Piece::facet(g as u32), r);
+            self.moved.push(Piece::facet(g as u32));
+            self.facet_moved[g] = true;
+        }
+    }
+
+    /// Whether the grid tiles a periodic cell.
+    pub fn is_periodic(&self) -> bool {
+        self.periodic.is_some()
+    }
+
     fn range_of(&self, b: &Aabb) -> CellRange {
+        if let Some(grid) = &self.periodic {
+            return grid.range(b, self.dims);
+        }
         let f = |p: Vec3| -> [i32; 3] {
             let q = (p - self.origin) * self.inv_size;
             [
@@ -133,23 +355,21 @@ impl CellSpace {
     }
 
     fn for_cells(dims: [i32; 3], r: CellRange, mut f: impl FnMut(usize)) {
-        for z in r.lo[2]..=r.hi[2] {
-            for y in r.lo[1]..=r.hi[1] {
-                let row = ((z * dims[1] + y) * dims[0]) as usize;
-                for x in r.lo[0]..=r.hi[0] {
-                    f(row + x as usize);
-                }
-            }
-        }
+        Self::for_cells_at(dims, r, |c, _| f(c));
     }
 
-    /// [`CellSpace::for_cells`] that also passes the cell's coordinates.
+    /// [`CellSpace::for_cells`] that also passes the cell's coordinates
+    /// (as the range gives them: past the last cell where a periodic range
+    /// wraps round; the cell index is wrapped).
     fn for_cells_at(dims: [i32; 3], r: CellRange, mut f: impl FnMut(usize, [i32; 3])) {
+        // A range starts inside the grid and spans fewer cells than the
+        // axis has, so one subtraction wraps it.
+        let wrap = |x: i32, n: i32| if x >= n { x - n } else { x };
         for z in r.lo[2]..=r.hi[2] {
             for y in r.lo[1]..=r.hi[1] {
-                let row = ((z * dims[1] + y) * dims[0]) as usize;
+                let row = ((wrap(z, dims[2]) * dims[1] + wrap(y, dims[1])) * dims[0]) as usize;
                 for x in r.lo[0]..=r.hi[0] {
-                    f(row + x as usize, [x, y, z]);
+                    f(row + wrap(x, dims[0]) as usize, [x, y, z]);
                 }
             }
         }
@@ -356,7 +576,12 @@ impl CellSpace {
         if a.is_ball() && b.is_ball() {
             let (pa, ra) = (self.ball_ref[a.index()], self.ball_reach[a.index()]);
             let (pb, rb) = (self.ball_ref[b.index()], self.ball_reach[b.index()]);
-            (pa - pb).length_squared() <= (ra + rb) * (ra + rb)
+            let d = match &self.periodic {
+                None => pa - pb,
+                // The nearest image in a periodic cell.
+                Some(grid) => grid.separation(pa, pb),
+            };
+            d.length_squared() <= (ra + rb) * (ra + rb)
         } else if !a.is_facet() && !b.is_facet() {
             let ((pa, ra), (pb, rb)) = (self.sphere(a), self.sphere(b));
             (pa - pb).length_squared() <= (ra + rb) * (ra + rb)
@@ -375,6 +600,7 @@ impl CellSpace {
         // Each moved piece's pairs are found independently (in parallel
         // when many moved); the order of the list comes from the sort.
         let this = &*self;
+        let periodic = this.periodic.is_some();
         let pairs_of = |pairs: &mut Vec<(Piece, Piece)>, p: Piece| {
             let range = this.range_of_piece(p);
             let ext = *this.extent(p);
@@ -383,14 +609,25 @@ impl CellSpace {
                     if q == p || (p.is_facet() && q.is_facet()) {
                         continue;
                     }
-                    // Two pieces share every cell of the overlap of their
-                    // ranges; the pair is taken from its first cell only.
-                    let rq = this.range_of_piece(q);
-                    if (0..3).any(|k| range.lo[k].max(rq.lo[k]) != at[k]) {
-                        continue;
-                    }
-                    if !ext.overlaps(this.extent(q)) || !this.near(p, q) {
-                        continue;
+                    if periodic {
+                        // Wrapped ranges can overlap in two runs of cells,
+                        // and boxes across the boundary do not overlap: the
+                        // nearest-image test alone decides, and the sort
+                        // below drops the pairs found twice.
+                        if !this.near(p, q) {
+                            continue;
+                        }
+                    } else {
+                        // Two pieces share every cell of the overlap of
+                        // their ranges; the pair is taken from its first
+                        // cell only.
+                        let rq = this.range_of_piece(q);
+                        if (0..3).any(|k| range.lo[k].max(rq.lo[k]) != at[k]) {
+                            continue;
+                        }
+                        if !ext.overlaps(this.extent(q)) || !this.near(p, q) {
+                            continue;
+                        }
                     }
                     // Normalise: the lower piece first (a ball before a
                     // block before a facet).

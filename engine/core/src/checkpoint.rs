@@ -19,7 +19,7 @@
 //! contact lane whole (ids, pieces, planes, flags, model state, the last
 //! outputs, warm starts, the chunk order counters); the cell space (each
 //! piece's extent and reference point, so that re-binning happens at the
-//! same steps); the wall logic's links between contacts; the next contact
+//! same steps); the periodic cell (its shape and velocity gradient); the wall logic's links between contacts; the next contact
 //! id; which bond installs have happened; the block fallback log; the
 //! step and kinetic energy of the last blow-up energy check. What
 //! the setup fixes (radii, masses, shapes, clump templates, facets' topology, model
@@ -34,6 +34,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 
 use crate::body::{BallsMut, BallsRef, BlocksMut, BlocksRef, ClumpsMut, ClumpsRef};
+use crate::cell::Cell;
 use crate::cellspace::CellSpace;
 use crate::contact::ContactStore;
 use crate::math::{Quat, Vec3};
@@ -108,6 +109,8 @@ struct State<'a> {
     /// slots.
     models: Vec<(usize, Vec<LaneState<'a>>)>,
     cells: Option<Cow<'a, CellSpace>>,
+    /// The periodic cell: its shape and velocity gradient now.
+    cell: Option<Cow<'a, Cell>>,
     contact_pairs: Vec<u64>,
     proximity_ids: Vec<(u64, u64)>,
     wall_info: Vec<WallInfo>,
@@ -207,6 +210,7 @@ impl State<'_> {
                 })
                 .collect(),
             cells: self.cells.map(|c| Cow::Owned(c.into_owned())),
+            cell: self.cell.map(|c| Cow::Owned(c.into_owned())),
             contact_pairs: self.contact_pairs,
             proximity_ids: self.proximity_ids,
             wall_info: self.wall_info,
@@ -292,6 +296,7 @@ impl Simulation {
                 })
                 .collect(),
             cells: self.cells.as_ref().map(Cow::Borrowed),
+            cell: self.cell.as_ref().map(Cow::Borrowed),
             contact_pairs,
             proximity_ids,
             wall_info,
@@ -430,6 +435,7 @@ impl Simulation {
             m.plan = Default::default();
         }
         self.cells = s.cells.map(Cow::into_owned);
+        self.cell = s.cell.map(Cow::into_owned);
         self.contact_pairs = s.contact_pairs.into_iter().collect();
         self.proximity_ids = s.proximity_ids.into_iter().collect();
         self.wall_info = s.wall_info.into_iter().collect();

@@ -77,6 +77,12 @@ pub enum SetupError {
     /// A generator cannot place its balls.
     #[error("{0}")]
     Generate(String),
+    /// The periodic cell cannot hold this run.
+    #[error("cell: {message}")]
+    Cell {
+        /// What is wrong.
+        message: String,
+    },
 }
 
 /// The run cannot continue.
@@ -142,4 +148,12 @@ pub enum StepError {
     /// The automatic timestep could not be found.
     #[error("no timestep: {0}")]
     Timestep(String),
+    /// The periodic cell became too thin for its balls.
+    #[error("cell at step {step}: {message}")]
+    Cell {
+        /// The step.
+        step: u64,
+        /// What happened.
+        message: String,
+    },
 }

@@ -38,6 +38,9 @@ impl Simulation {
     /// where `F` includes gravity and `a` is the local damping coefficient;
     /// likewise for the spin with the moment and `I = 2/5 m r^2`;
     /// `x(t+dt) = x(t) + v(t+dt/2) dt`. Fixed components keep their velocity.
+    /// In a periodic cell `v` is the fluctuating velocity: the centre also
+    /// moves with the mean field, `L dt (x(t) - origin)`, and is then
+    /// wrapped into the cell (see [`crate::cell`]).
     ///
     /// A ball that moves or turns too far, or whose state is not finite,
     /// stops the run ([`blowup::sign_of`]). The loop only screens each ball
@@ -53,6 +56,10 @@ impl Simulation {
         let free = self.first_pebble_row();
         let mut b = BallsMut::of(&self.world);
         let cells = self.cells.as_ref();
+        let cell = self
+            .cell
+            .as_ref()
+            .filter(|c| c.any_periodic() || c.deforms());
         self.rebin.resize(b.pos.len(), true);
         let (pos, vel, spin, (inv_mass, inv_inertia), (damping, fixity)) = (
             &mut b.pos[..free],
@@ -118,7 +125,13 @@ impl Simulation {
                             }
                         }
                     }
-                    let xn = x[i] + vn * dt;
+                    let mut xn = x[i] + vn * dt;
+                    if let Some(c) = cell {
+                        // Carried with the cell (the stored velocity is the
+                        // fluctuation), then wrapped into it: velocity and
+                        // spin stay as they are.
+                        xn = c.wrap(xn + c.affine_step(x[i], dt));
+                    }
                     (x[i], v[i], w[i]) = (xn, vn, wn);
                     // Whether contact detection must re-bin the ball
                     // (`cellspace::left_reference`).

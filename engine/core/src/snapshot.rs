@@ -389,6 +389,12 @@ impl<'a> Snapshot<'a> {
         self.sim.time
     }
 
+    /// The periodic cell's matrix and stress, if the run has a cell (see
+    /// [`Simulation::cell_state`]).
+    pub fn cell(&self) -> Option<crate::cell::CellState> {
+        self.sim.cell_state()
+    }
+
     /// The contact models in use, by index (the [`ContactRow::model`] of
     /// their contacts).
     pub fn models(&self) -> impl ExactSizeIterator<Item = ModelInfo<'a>> + 'a {

@@ -1,8 +1,10 @@
 //! One cycle, in stage order (see [`Simulation::cycle`]):
 //! 1. timestep ([`crate::timestep`]): fixed, or automatic from the
 //!    stiffnesses of the last cycle;
-//! 2. law of motion ([`crate::motion`]; clumps and their pebbles in
-//!    [`crate::clump`]) and wall motion;
+//! 2. the periodic cell's new shape ([`crate::cell`]), then the law of
+//!    motion ([`crate::motion`]; clumps and their pebbles in
+//!    [`crate::clump`]) and wall motion; a deforming cell's grid follows
+//!    it ([`crate::cellspace::CellSpace::follow`]);
 //! 3. contact detection ([`crate::detect`]): re-binning only pieces that
 //!    left their cell extent; contacts created in sorted pair order, so
 //!    ids are the same for any thread count;
@@ -12,7 +14,8 @@
 //!    the narrow phase ([`crate::narrow`]), one plugin call, and the force
 //!    sums ([`crate::sums`]);
 //! 6. the finiteness check of the sums, and the pebbles' sums gathered
-//!    onto their clumps ([`crate::clump`]).
+//!    onto their clumps ([`crate::clump`]); servos (walls, the cell) set
+//!    the next step's motion from this step's load.
 //!
 //! Every parallel stage computes per-contact or per-ball values that do not
 //! depend on other items of the same stage, and every sum is taken in a
@@ -92,6 +95,11 @@ impl Simulation {
         self.step += 1;
         self.time += dt;
         let mut clock = Instant::now();
+        // The cell takes its new shape first: the law of motion wraps
+        // positions into it.
+        if let Some(c) = self.cell.as_mut() {
+            c.advance(dt);
+        }
         self.motion(dt)?;
         self.block_motion(dt)?;
         self.clump_motion(dt)?;
@@ -107,6 +115,12 @@ impl Simulation {
             })?;
         }
         self.stage_times.motion += lap(&mut clock);
+        if let Some(c) = self.cell.as_ref().filter(|c| c.deforms()) {
+            self.check_cell_widths()?;
+            if let Some(cells) = self.cells.as_mut() {
+                cells.follow(c);
+            }
+        }
         self.detect();
         self.regroup_contacts(false);
         self.stage_times.detection += lap(&mut clock);
@@ -124,6 +138,8 @@ impl Simulation {
                 w.motion.velocity = servo.velocity(w.force);
             }
         }
+        // So does a servo on the cell, from this step's stress.
+        self.servo_cell();
         Ok(())
     }
 

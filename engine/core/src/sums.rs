@@ -280,6 +280,7 @@ impl Simulation {
             blocks: BlockScene::of(&blocks, &self.shapes, &self.guard, self.step),
             walls: &walls,
             owner: &self.facet_owner,
+            cell: self.cell.as_ref(),
         };
         let skip_below = self.skip_below();
         for m in &self.models {

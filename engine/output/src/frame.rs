@@ -31,11 +31,14 @@ pub enum Table {
     /// One row per pebble of each clump shape, written once
     /// (`clump_pebbles/`).
     ClumpPebbles,
+    /// One row per recorded step of a run with a periodic cell: its
+    /// matrix and stress (`cell/`).
+    Cell,
 }
 
 impl Table {
     /// Every table, in folder order.
-    pub const ALL: [Table; 7] = [
+    pub const ALL: [Table; 8] = [
         Table::Contacts,
         Table::Bodies,
         Table::Walls,
@@ -43,6 +46,7 @@ impl Table {
         Table::ShapeFaces,
         Table::Bonds,
         Table::ClumpPebbles,
+        Table::Cell,
     ];
 
     /// Name of the table's folder inside the dataset (`"contacts"`, ...),
@@ -56,6 +60,7 @@ impl Table {
             Table::ShapeFaces => "shape_faces",
             Table::Bonds => "bonds",
             Table::ClumpPebbles => "clump_pebbles",
+            Table::Cell => "cell",
         }
     }
 
@@ -68,6 +73,7 @@ impl Table {
             Table::ShapeFaces => 4,
             Table::Bonds => 5,
             Table::ClumpPebbles => 6,
+            Table::Cell => 7,
         }
     }
 }

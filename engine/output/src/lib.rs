@@ -13,6 +13,7 @@
 //! OUT/shape_faces/part-00000.parquet
 //! OUT/bonds/part-00000.parquet            (bonds that broke)
 //! OUT/clump_pebbles/part-00000.parquet    (clump shapes, written once)
+//! OUT/cell/part-00000.parquet             (the periodic cell, per frame)
 //! ```
 //!
 //! and `polars.scan_parquet("OUT/contacts/*.parquet")` or

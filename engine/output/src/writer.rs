@@ -109,6 +109,8 @@ pub struct OutputSummary {
     pub bonds: TableSummary,
     /// The `clump_pebbles/` table.
     pub clump_pebbles: TableSummary,
+    /// The `cell/` table.
+    pub cell: TableSummary,
 }
 
 impl OutputSummary {
@@ -122,6 +124,7 @@ impl OutputSummary {
             Table::ShapeFaces => &self.shape_faces,
             Table::Bonds => &self.bonds,
             Table::ClumpPebbles => &self.clump_pebbles,
+            Table::Cell => &self.cell,
         }
     }
 }
@@ -723,6 +726,7 @@ impl Background {
             shape_faces: table(&self.tables[4]),
             bonds: table(&self.tables[5]),
             clump_pebbles: table(&self.tables[6]),
+            cell: table(&self.tables[7]),
         }
     }
 }

@@ -421,6 +421,38 @@ impl Recorder {
         frame
     }
 
+    /// One row for the periodic cell: its matrix (edge vectors as
+    /// columns), volume and stress; `None` for a run without a cell.
+    pub fn cell(&self, snap: &Snapshot<'_>) -> Option<Frame> {
+        let c = snap.cell()?;
+        let mut frame = step_and_time(snap, 1);
+        let axes = ["x", "y", "z"];
+        for (j, edge) in ["a", "b", "c"].iter().enumerate() {
+            for (i, axis) in axes.iter().enumerate() {
+                let name = format!("{edge}_{axis}");
+                frame = frame.push(
+                    name,
+                    "m",
+                    "cell edge vector (column of the cell matrix), component",
+                    Column::F64(vec![c.h.col(j)[i]]),
+                );
+            }
+        }
+        frame = frame.push("volume", "m^3", "cell volume", Column::F64(vec![c.volume]));
+        for (i, a) in axes.iter().enumerate() {
+            for (j, b) in axes.iter().enumerate() {
+                let name = format!("stress_{a}{b}");
+                frame = frame.push(
+                    name,
+                    "Pa",
+                    "cell stress, tension positive: contacts and kinetic part over the volume",
+                    Column::F64(vec![c.stress.col(j)[i]]),
+                );
+            }
+        }
+        Some(frame)
+    }
+
     /// One row per broken bond, each at its own step (rows come from
     /// [`talus_core::Simulation::take_bond_breaks`]); the model's state
     /// columns hold what the model kept at the break (the stresses at
@@ -636,6 +668,15 @@ mod tests {
         }
         let v = [[-1.0, -1.0, 0.0], [1.0, -1.0, 0.0], [0.0, 1.0, 0.0]];
         sim.add_wall(Wall::new("floor", &v, &[[0, 1, 2]], None).unwrap(), w);
+        // Periodic across x and y, the floor below.
+        let cell = talus_core::Cell::from_box(
+            Vec3::new(-0.05, -0.05, -0.01),
+            Vec3::new(0.05, 0.05, 0.05),
+            [true, true, false],
+            talus_core::math::Mat3::ZERO,
+        )
+        .unwrap();
+        sim.set_cell(cell);
         sim.cycle().unwrap();
         sim
     }
@@ -675,6 +716,7 @@ mod tests {
             ("shape_faces", rec.shape_faces(&snap)),
             ("bonds", rec.bonds(&[broken(&snap)])),
             ("clump_pebbles", rec.clump_pebbles(&snap)),
+            ("cell", rec.cell(&snap).expect("a cell")),
         ] {
             let written: Vec<(String, String)> = frame
                 .fields

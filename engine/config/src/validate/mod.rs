@@ -18,6 +18,7 @@
 mod balls;
 mod blocks;
 mod bonds;
+mod cell;
 mod models;
 mod output;
 mod run;
@@ -424,6 +425,21 @@ pub(crate) fn validate(src: &Source<'_>, spec: ConfigSpec, machine: Machine) -> 
         bonds.push(bonds::bond_rule(&ctx, b, &table, &pairs)?);
     }
 
+    let cell = match spec.cell {
+        None => None,
+        Some(c) => {
+            let span = c.span();
+            let cell = cell::cell_settings(&ctx, c)?;
+            if cell.cell.any_periodic() && !(blocks.is_empty() && clumps.is_empty()) {
+                return Err(ctx.invalid(
+                    &span,
+                    "a periodic [cell] holds balls (and walls across its non-periodic axes) only for now; remove the [[blocks]] and [[clumps]] or the [cell]",
+                ));
+            }
+            Some(cell)
+        }
+    };
+
     ctx.reserve_cells(&run_span)?;
     let output = output_settings(&ctx, spec.output)?;
 
@@ -440,6 +456,7 @@ pub(crate) fn validate(src: &Source<'_>, spec: ConfigSpec, machine: Machine) -> 
         templates,
         clumps,
         bonds,
+        cell,
         output,
     })
 }

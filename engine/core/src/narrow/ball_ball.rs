@@ -1,6 +1,8 @@
 //! The ball-ball kernel: the plane between two spheres.
 
-use super::{add_ball_end1, ball_motion, plane_geometry, Found, Masses, PairKernel, Scene};
+use super::{
+    add_ball_end1, ball_image, ball_motion, plane_geometry, Found, Masses, PairKernel, Scene,
+};
 use crate::contact::{self, Applied, EndMotion, Plane};
 use crate::inputs::Geometry;
 use crate::math::Vec3;
@@ -26,7 +28,8 @@ impl PairKernel for BallBall {
         let (a, b) = (a.index(), b.index());
         let (ra, xa) = (scene.radius[a], scene.pos[a]);
         let rb = scene.radius[b];
-        let xb = scene.pos[b];
+        // In a periodic cell, end2's image nearest to end1.
+        let (xb, vb) = ball_image(scene, xa, b);
         if released {
             // Still apart? Then nothing changes for the model; the plane of
             // such contacts is refreshed only when it is recorded
@@ -44,7 +47,7 @@ impl PairKernel for BallBall {
             end1: ball_motion(scene, a),
             end2: EndMotion {
                 x: xb,
-                v: scene.vel[b],
+                v: vb,
                 w: scene.spin[b],
             },
             region: 0,
@@ -91,18 +94,15 @@ impl PairKernel for BallBall {
     fn geometry(scene: &Scene<'_>, plane: &Plane, _cache: &[f64], a: Piece, b: Piece) -> Geometry {
         let (a, b) = (a.index(), b.index());
         let (r, x) = (scene.radius, scene.pos);
-        plane_geometry(plane, r[a], Some(r[b]), x[a], x[b])
+        let (xb, _) = ball_image(scene, x[a], b);
+        plane_geometry(plane, r[a], Some(r[b]), x[a], xb)
     }
 
     fn refresh(scene: &Scene<'_>, plane: &mut Plane, _cache: &mut [f64], a: Piece, b: Piece) {
         let (a, b) = (a.index(), b.index());
-        let (n, gap, xc) = contact::plane_ball_ball(
-            scene.pos[a],
-            scene.radius[a],
-            scene.pos[b],
-            scene.radius[b],
-            plane.n,
-        );
+        let (xb, _) = ball_image(scene, scene.pos[a], b);
+        let (n, gap, xc) =
+            contact::plane_ball_ball(scene.pos[a], scene.radius[a], xb, scene.radius[b], plane.n);
         plane.n = n;
         plane.gap = gap;
         plane.xc = xc;

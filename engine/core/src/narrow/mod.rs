@@ -60,6 +60,10 @@ pub(crate) struct Scene<'a> {
     pub(crate) blocks: BlockScene<'a>,
     pub(crate) walls: &'a [Wall],
     pub(crate) owner: &'a [(u32, u32)],
+    /// The periodic cell, if the run has one: ball-ball contacts take
+    /// the nearest image of end2, and every ball end moves with the mean
+    /// field (see [`crate::cell`]).
+    pub(crate) cell: Option<&'a crate::cell::Cell>,
 }
 
 /// The block columns the kernels read, with where they note the
@@ -326,6 +330,7 @@ impl Simulation {
             blocks: BlockScene::of(&blocks, &self.shapes, &NO_GUARD, self.step),
             walls: &walls,
             owner: &self.facet_owner,
+            cell: self.cell.as_ref(),
         };
         let lanes = self.models.iter().flat_map(|m| &m.lanes);
         lanes
@@ -360,10 +365,31 @@ pub(crate) fn plane_geometry(
 /// The motion of ball `i` (centre, velocity, spin).
 #[inline(always)]
 pub(crate) fn ball_motion(scene: &Scene<'_>, i: usize) -> EndMotion {
+    let (x, v) = (scene.pos[i], scene.vel[i]);
     EndMotion {
-        x: scene.pos[i],
-        v: scene.vel[i],
+        x,
+        // In a periodic cell the stored velocity is the fluctuation: the
+        // mean field at the centre makes the total.
+        v: match scene.cell {
+            None => v,
+            Some(c) => v + c.mean_velocity(x),
+        },
         w: scene.spin[i],
+    }
+}
+
+/// The centre and total velocity of ball `b` as end2 of a contact whose
+/// end1 is at `x1`: in a periodic cell its image nearest to `x1` (see
+/// [`crate::cell::Cell::image`]), with the mean field at that image.
+#[inline(always)]
+pub(crate) fn ball_image(scene: &Scene<'_>, x1: Vec3, b: usize) -> (Vec3, Vec3) {
+    let (x, v) = (scene.pos[b], scene.vel[b]);
+    match scene.cell {
+        None => (x, v),
+        Some(c) => {
+            let x = x + c.image_shift(x1, x);
+            (x, v + c.mean_velocity(x))
+        }
     }
 }
 

@@ -89,6 +89,7 @@ impl Simulation {
             },
             walls: &walls_col,
             owner: &self.facet_owner,
+            cell: self.cell.as_ref(),
         };
         // The sums were zeroed by the law of motion as it used them.
         let columns = Columns::new(&mut b.force, &mut b.moment, &mut b.stiffness);

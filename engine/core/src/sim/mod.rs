@@ -139,6 +139,11 @@ pub struct Simulation {
     /// none.
     pub(crate) wall_info: FxHashMap<(u16, PairKind, u32), (u64, u64)>,
     pub(crate) cells: Option<CellSpace>,
+    /// The periodic cell, if any (see [`crate::cell`]).
+    pub(crate) cell: Option<crate::cell::Cell>,
+    /// The least width the periodic cell may have across a periodic edge
+    /// (m); set before step 0.
+    pub(crate) cell_min_width: f64,
     pub(crate) candidates: Vec<(Piece, Piece)>,
     /// Per-segment buffers of the contact pass, reused from step to step.
     pub(crate) segments: Vec<Segment>,
@@ -221,6 +226,8 @@ impl Simulation {
             proximity_ids: FxHashMap::default(),
             wall_info: FxHashMap::default(),
             cells: None,
+            cell: None,
+            cell_min_width: 0.0,
             candidates: Vec::new(),
             segments: Vec::new(),
             sums_suspect: false,

@@ -27,6 +27,7 @@ impl Simulation {
     /// callers may run it first to report setup errors on their own.
     pub fn setup(&mut self) -> Result<(), SetupError> {
         self.check_walls()?;
+        self.check_cell()?;
         self.check_pairings()?;
         self.probe_models()?;
         Ok(())
@@ -226,6 +227,15 @@ impl Simulation {
             .map(|g| k_group.get(g).copied().unwrap_or(0.0))
             .collect();
 
+        drop(balls);
+        // Balls start inside the periodic cell.
+        if let Some(c) = self.cell.as_ref().filter(|c| c.any_periodic()) {
+            let mut b = BallsMut::of(&self.world);
+            for x in b.pos.iter_mut() {
+                *x = c.wrap(*x);
+            }
+        }
+        let balls = BallsRef::of(&self.world);
         // Cell space over everything there is now, with a margin.
         let mut domain = Aabb::EMPTY;
         let mut r_min = f64::INFINITY;
@@ -265,7 +275,14 @@ impl Simulation {
             .unwrap_or(0.1 * r_min)
             .max(0.5 * bond_gap);
         let cell = 2.0 * (r_max + tol);
-        let mut cells = CellSpace::new(domain.enlarged(cell), cell, tol);
+        let mut cells = match self.cell.as_ref().filter(|c| c.any_periodic()) {
+            None => CellSpace::new(domain.enlarged(cell), cell, tol),
+            Some(c) => {
+                // Two near balls must see one image of each other only.
+                self.cell_min_width = 2.0 * cell;
+                CellSpace::periodic(c, domain.enlarged(cell), cell, tol)
+            }
+        };
         for i in 0..balls.len() {
             cells.add_ball(balls.pos[i], balls.radius[i]);
         }
@@ -278,6 +295,7 @@ impl Simulation {
         }
         drop((balls, blocks, walls));
         self.cells = Some(cells);
+        self.check_cell_widths()?;
         self.detect();
         self.dt = match self.settings.timestep {
             Timestep::Fixed(dt) => dt,

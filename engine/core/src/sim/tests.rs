@@ -203,6 +203,7 @@ fn an_idle_input_carries_a_nan_gap_and_the_linear_model_repeats_its_release() {
         blocks: Default::default(),
         walls: &[],
         owner: &[],
+        cell: None,
     };
     let setup = contact::Setup {
         mass: 1e-5,

@@ -1,0 +1,170 @@
+//! `[cell]`: what valid tables give, then one test per error it can raise
+//! (kind, `file:line:col` and the key words of the message).
+
+mod common;
+
+use common::*;
+use talus_config::ErrorKind;
+use talus_core::math::{Mat3, Vec3};
+
+fn cell(keys: &str) -> String {
+    format!("{RUN}[cell]\n{keys}")
+}
+
+#[test]
+fn a_box_cell_is_periodic_everywhere_and_still_by_default() {
+    let cfg = parse(&cell("min = [0, 0, 0]\nmax = [1, 2, 3]\n")).unwrap();
+    let c = cfg.cell.unwrap().cell;
+    assert_eq!(c.origin, Vec3::ZERO);
+    assert_eq!(c.h(), Mat3::from_diagonal(Vec3::new(1.0, 2.0, 3.0)));
+    assert_eq!(c.periodic, [true; 3]);
+    assert_eq!(c.velocity_gradient, Mat3::ZERO);
+}
+
+#[test]
+fn edges_are_the_cell_columns_and_the_gradient_rows_are_dv_i_dx_j() {
+    let text = cell(
+        "origin = [1, 0, 0]\nedges = [[2, 0, 0], [0.5, 1, 0], [0, 0, 1]]\n\
+         periodic = [true, false, true]\nvelocity_gradient = [[0, 0.1, 0], [0, 0, 0], [0, 0, -0.2]]\n",
+    );
+    let c = parse(&text).unwrap().cell.unwrap().cell;
+    assert_eq!(c.origin, Vec3::X);
+    assert_eq!(c.h().col(1), Vec3::new(0.5, 1.0, 0.0));
+    assert_eq!(c.periodic, [true, false, true]);
+    // v_x = 0.1 y: the gradient maps y to x.
+    assert_eq!(c.velocity_gradient * Vec3::Y, Vec3::new(0.1, 0.0, 0.0));
+    assert_eq!(c.velocity_gradient * Vec3::Z, Vec3::new(0.0, 0.0, -0.2));
+}
+
+#[test]
+fn max_must_exceed_min() {
+    let text = cell("min = [0, 0, 0]\nmax = [1, 0, 1]\n");
+    let e = parse_err(&text);
+    assert_eq!(e.kind(), ErrorKind::InvalidValue);
+    assert_at(&e, &text, "[1, 0, 1]", &["'max' in [cell]", "exceed 'min'"]);
+}
+
+#[test]
+fn one_form_of_the_cell_only() {
+    let text =
+        cell("min = [0, 0, 0]\nmax = [1, 1, 1]\nedges = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]\n");
+    let e = parse_err(&text);
+    assert_at(
+        &e,
+        &text,
+        "[0, 0, 0]",
+        &[
+            "[cell] needs either 'min' and 'max'",
+            "'origin' and 'edges'",
+        ],
+    );
+    let text = cell("max = [1, 1, 1]\n");
+    assert_at(
+        &parse_err(&text),
+        &text,
+        "[1, 1, 1]",
+        &["[cell] needs either"],
+    );
+}
+
+#[test]
+fn edges_are_three_and_right_handed() {
+    let text = cell("origin = [0, 0, 0]\nedges = [[1, 0, 0], [0, 1, 0]]\n");
+    let e = parse_err(&text);
+    assert_at(
+        &e,
+        &text,
+        "[[1, 0, 0]",
+        &["'edges' in [cell]", "got 2 rows"],
+    );
+    let text = cell("origin = [0, 0, 0]\nedges = [[1, 0, 0], [0, 0, 1], [0, 1, 0]]\n");
+    let e = parse_err(&text);
+    assert_at(
+        &e,
+        &text,
+        "[[1, 0, 0]",
+        &["'edges' in [cell]", "positive volume"],
+    );
+}
+
+#[test]
+fn the_gradient_is_three_rows() {
+    let text = cell("min = [0, 0, 0]\nmax = [1, 1, 1]\nvelocity_gradient = [[0, 1, 0]]\n");
+    let e = parse_err(&text);
+    assert_at(
+        &e,
+        &text,
+        "[[0, 1, 0]]",
+        &["'velocity_gradient' in [cell]", "three rows"],
+    );
+    let text = cell(
+        "min = [0, 0, 0]\nmax = [1, 1, 1]\nvelocity_gradient = [[0, 1], [0, 0, 0], [0, 0, 0]]\n",
+    );
+    let e = parse_err(&text);
+    assert_eq!(
+        e.location().unwrap().line,
+        pos_of(&text, "velocity_gradient").0
+    );
+}
+
+#[test]
+fn unknown_keys_and_flags() {
+    let text = cell("min = [0, 0, 0]\nmax = [1, 1, 1]\nperiodics = [true, true, true]\n");
+    let e = parse_err(&text);
+    assert_eq!(e.kind(), ErrorKind::UnknownKey);
+    assert_at(
+        &e,
+        &text,
+        "periodics",
+        &["unknown key 'periodics'", "velocity_gradient"],
+    );
+    let text = cell("min = [0, 0, 0]\nmax = [1, 1, 1]\nperiodic = [true, 1, true]\n");
+    let e = parse_err(&text);
+    assert_eq!(e.location().unwrap().line, pos_of(&text, "periodic").0);
+}
+
+#[test]
+fn a_periodic_cell_refuses_blocks() {
+    let text = format!(
+        "{}[[shapes]]\nname = \"brick\"\nkind = \"box\"\nsize = [0.1, 0.1, 0.1]\n\
+         [[blocks]]\nkind = \"random\"\nshape = \"brick\"\ncount = 2\ndensity = 2600.0\n\
+         region = {{ min = [0.2, 0.2, 0.2], max = [0.8, 0.8, 0.8] }}\n",
+        cell("min = [0, 0, 0]\nmax = [1, 1, 1]\n")
+    );
+    let e = parse_err(&text);
+    assert_at(&e, &text, "[cell]", &["periodic [cell]", "[[blocks]]"]);
+}
+
+#[test]
+fn a_servo_holds_pressing_stresses_on_periodic_axes() {
+    let text = cell(
+        "min = [0, 0, 0]\nmax = [1, 1, 1]\n[cell.servo]\ncontrol = [false, false, true]\n\
+         stress = [0, 0, 1e5]\ngain = 1e-6\nmax_rate = 2\n",
+    );
+    let servo = parse(&text).unwrap().cell.unwrap().cell.servo.unwrap();
+    // Pressing 100 kPa is a tension-positive target of -100 kPa.
+    assert_eq!(servo.target, [None, None, Some(-1e5)]);
+    assert_eq!((servo.gain, servo.max_rate), (1e-6, 2.0));
+
+    let flat = text.replace(
+        "max = [1, 1, 1]\n",
+        "max = [1, 1, 1]\nperiodic = [true, true, false]\n",
+    );
+    let e = parse_err(&flat);
+    assert_at(
+        &e,
+        &flat,
+        "[false, false, true]",
+        &["'control' in [cell.servo]", "not periodic"],
+    );
+    let bad = text.replace("gain = 1e-6", "gain = 0");
+    let e = parse_err(&bad);
+    assert_at(&e, &bad, "0\nmax_rate", &["'gain' in [cell.servo]", "> 0"]);
+    let none = text.replace("[false, false, true]", "[false, false, false]");
+    assert_at(
+        &parse_err(&none),
+        &none,
+        "[false, false, false]",
+        &["at least one axis"],
+    );
+}

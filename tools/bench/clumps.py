@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
-"""Clump benchmark: clumps of four pebbles settling, beside balls settling.
+"""Shape benchmark: clumps of four pebbles, or superellipsoids, settling beside balls settling.
 
-Usage: python3 tools/bench/clumps.py [--reps N] [--threads 1,2] [--talus BIN]
+Usage: python3 tools/bench/clumps.py [--case clumps|superquadrics] [--reps N] [--threads 1,2] [--talus BIN]
+
+With --case superquadrics it runs configs/bench/superquadrics1k.toml (1000
+superellipsoids of exponent 4 collapsing from a lattice into a box; the
+superquadric plugin built first: cargo build --release -p
+talus-plugin-superquadric) in place of the clumps, the same way.
 
 Runs configs/bench/clumps10k.toml (10 164 clumps of four 1 mm pebbles
 collapsing from a lattice into a box) and configs/bench/settle10k.toml
@@ -26,13 +31,15 @@ import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-CASES = {
-    "clumps": (ROOT / "configs/bench/clumps10k.toml", 4),
-    "balls": (ROOT / "configs/bench/settle10k.toml", 1),
+SHAPES = {
+    "clumps": (ROOT / "configs/bench/clumps10k.toml", 4, "clumps"),
+    "superquadrics": (ROOT / "configs/bench/superquadrics1k.toml", 1, "blocks"),
 }
+BALLS = (ROOT / "configs/bench/settle10k.toml", 1, "balls")
 
 
-def run(talus: str, config: Path, threads: int, pieces: int, out: Path) -> dict:
+def run(talus: str, case: tuple, threads: int, out: Path) -> dict:
+    config, pieces, rows = case
     o = subprocess.run(
         [talus, "run", str(config), "--threads", str(threads), "--out", str(out)],
         capture_output=True,
@@ -47,9 +54,7 @@ def run(talus: str, config: Path, threads: int, pieces: int, out: Path) -> dict:
     }
     found = re.search(r"^contacts\s+(\d+) \((\d+) active", o, re.M)
     contacts, active = int(found.group(1)), int(found.group(2))
-    bodies = int(re.search(r"^clumps\s+(\d+)", o, re.M).group(1)) if pieces > 1 else int(
-        re.search(r"^balls\s+(\d+)", o, re.M).group(1)
-    )
+    bodies = int(re.search(rf"^{rows}\s+(\d+)", o, re.M).group(1))
     return {
         "body_steps_per_s": bodies * steps / wall,
         "piece_steps_per_s": bodies * pieces * steps / wall,
@@ -63,6 +68,7 @@ def run(talus: str, config: Path, threads: int, pieces: int, out: Path) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--case", choices=sorted(SHAPES), default="clumps")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--talus", default=str(ROOT / "target/release/talus"))
@@ -74,14 +80,15 @@ def main() -> None:
         "ns_per_active_step",
         "ns_per_body_step_motion",
     )
+    cases = {a.case: SHAPES[a.case], "balls": BALLS}
     results: dict[tuple[str, int], list[dict]] = {}
     for threads in (int(t) for t in a.threads.split(",")):
         for rep in range(a.reps):
-            for name, (config, pieces) in CASES.items():
-                r = run(a.talus, config, threads, pieces, ROOT / f"tools/bench/out/clumps_{name}")
+            for name, case in cases.items():
+                r = run(a.talus, case, threads, ROOT / f"tools/bench/out/shapes_{name}")
                 results.setdefault((name, threads), []).append(r)
                 print(
-                    f"{name:6s} threads {threads} rep {rep}: "
+                    f"{name:13s} threads {threads} rep {rep}: "
                     f"{r['body_steps_per_s']:.3e} body steps/s, "
                     f"{r['piece_steps_per_s']:.3e} piece steps/s, "
                     f"contacts {r['ns_per_contact_step']:.1f} ns per contact-step "
@@ -94,20 +101,20 @@ def main() -> None:
     for threads in sorted({t for _, t in results}):
         med = {
             name: {k: statistics.median(r[k] for r in results[(name, threads)]) for k in keys}
-            for name in CASES
+            for name in cases
         }
-        for name in CASES:
+        for name in cases:
             m = med[name]
             print(
-                f"  {name:6s} threads {threads}: {m['body_steps_per_s']:.3e} body steps/s, "
+                f"  {name:13s} threads {threads}: {m['body_steps_per_s']:.3e} body steps/s, "
                 f"{m['piece_steps_per_s']:.3e} piece steps/s, "
                 f"{m['ns_per_contact_step']:.1f} ns per contact-step "
                 f"({m['ns_per_active_step']:.1f} per active), "
                 f"motion {m['ns_per_body_step_motion']:.1f} ns per body-step"
             )
-        per = {k: med["clumps"][k] / med["balls"][k] for k in ("ns_per_contact_step", "ns_per_active_step")}
+        per = {k: med[a.case][k] / med["balls"][k] for k in ("ns_per_contact_step", "ns_per_active_step")}
         print(
-            f"  threads {threads}: clump / ball contact pass per contact {per['ns_per_contact_step']:.2f}, "
+            f"  threads {threads}: {a.case} / balls contact pass per contact {per['ns_per_contact_step']:.2f}, "
             f"per active contact {per['ns_per_active_step']:.2f}"
         )
 

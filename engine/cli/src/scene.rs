@@ -4,8 +4,8 @@
 use anyhow::Result;
 use talus_config::{error_at, BallKind, BlockKind, BlockSource, RunConfig};
 use talus_core::generate::{
-    given_to_world, lattice_balls, lattice_blocks, random_balls, random_blocks, BlockMix,
-    PlacedBlock, Template,
+    given_to_world, lattice_balls, lattice_block_spacing, lattice_blocks, random_balls,
+    random_blocks, BlockMix, PlacedBlock, Template,
 };
 use talus_core::{
     BallInit, BlockInit, BlockShape, ClumpTemplate, Settings, Simulation, Vec3, Wall,
@@ -342,6 +342,14 @@ fn block_poses<S: Template>(
                 choices,
                 orientation: *orientation,
             };
+            // The config checks the spacing against its shapes; a shape of
+            // a plugin is sized only here, once its plugin has loaded.
+            let least = lattice_block_spacing(&mix);
+            if *spacing < least * (1.0 - 1e-9) {
+                return Err(format!(
+                    "the lattice spacing {spacing:e} m is below {least:e} m, the least that keeps these shapes apart (a shape of a plugin is sized once its plugin loads): give 'spacing' of at least that"
+                ));
+            }
             lattice_blocks(&mix, *spacing, *region, *counts, *seed)
                 .into_iter()
                 .map(common)

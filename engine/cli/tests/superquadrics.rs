@@ -177,3 +177,29 @@ fn mistakes_in_a_plugin_shape_are_named_where_they_are_written() {
         "{e}"
     );
 }
+
+#[test]
+fn a_lattice_of_plugin_shapes_needs_a_spacing_that_fits_them() {
+    // The config reads a plugin shape before its plugin loads, so only
+    // the run can size the lattice: one without a spacing is refused,
+    // naming the least that fits.
+    let dir = temp("lattice");
+    let sphere = "properties = { a = 0.01, b = 0.01, c = 0.01 }";
+    let lattice = |spacing: &str| {
+        format!(
+            "[[blocks]]\nkind = \"lattice\"\nshape = \"grain\"\ndensity = 2500.0\n\
+             counts = [2, 2, 1]\n{spacing}region = {{ min = [-0.05, -0.05, 0.02], max = [0.05, 0.05, 0.08] }}\n"
+        )
+    };
+    let e = build_error(&write_config(&dir, sphere, &lattice("")));
+    assert!(
+        e.contains("give 'spacing' of at least 2e-2 m") || e.contains("is below 2e-2 m"),
+        "{e}"
+    );
+    let (cfg, reg) =
+        talus_cli::load(&write_config(&dir, sphere, &lattice("spacing = 0.025\n"))).unwrap();
+    let sim = talus_cli::scene::build(&cfg, &reg)
+        .map_err(|e| e.to_string())
+        .unwrap();
+    assert_eq!(sim.n_blocks(), 4);
+}

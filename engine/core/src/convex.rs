@@ -125,7 +125,8 @@ impl BlockShape {
     /// The shape table entry of a plugin shape: its mass properties moved
     /// to the principal frame, and for output and the cell space an
     /// outline, the hull of the shape's support points along
-    /// [`OUTLINE_POINTS`] directions (inscribed in the solid).
+    /// [`OUTLINE_POINTS`] directions and the principal axes (inscribed in
+    /// the solid, with the solid's box in the principal frame).
     ///
     /// # Errors
     /// [`SetupError::Shape`] for mass properties without volume or
@@ -159,7 +160,13 @@ impl BlockShape {
         };
         let fault = RefCell::new(None);
         let posed = Posed::new(&geometry, Quat::IDENTITY, Vec3::ZERO, &fault);
+        // The six axes too, so that the outline's box in the principal
+        // frame is the shape's own.
+        let axes = [Vec3::X, Vec3::Y, Vec3::Z]
+            .into_iter()
+            .flat_map(|a| [a, -a]);
         let points: Vec<Vec3> = directions(OUTLINE_POINTS)
+            .chain(axes)
             .map(|d| posed.support_point(d))
             .collect();
         if let Some(message) = fault.into_inner() {

@@ -128,6 +128,21 @@ fn over_triangle(p: Vec3, tri: [Vec3; 3], normal: Vec3) -> bool {
     })
 }
 
+/// Whether body `i` lies wholly on its side of the plane of facet `f` of
+/// `wall` (one support query): a released contact that stays open.
+#[inline]
+fn above_plane(k: &BlockScene<'_>, i: usize, wall: &Wall, f: u32, cache: &[f64]) -> bool {
+    let side = cache[slot::SIDE];
+    if side == 0.0 {
+        return false;
+    }
+    let f = f as usize;
+    let n = -side * wall.normals[f];
+    let fault = RefCell::new(None);
+    let deepest = posed(k, i, &fault).support_point(n);
+    fault.into_inner().is_none() && (corners(wall, f)[0] - deepest).dot(n) > 0.0
+}
+
 /// Whether body `i`'s bounding sphere misses facet `f` of `wall`.
 #[inline]
 fn out_of_reach(k: &BlockScene<'_>, i: usize, wall: &Wall, f: u32) -> bool {
@@ -262,7 +277,10 @@ impl Simulation {
                         let cache = &mut cache[j * slot::LEN..(j + 1) * slot::LEN];
                         let (wi, f) = owner[end2[j].index()];
                         let wall = &walls[wi as usize];
-                        if s.flags & RELEASED != 0 && out_of_reach(&k, end1[j].index(), wall, f) {
+                        if s.flags & RELEASED != 0
+                            && (out_of_reach(&k, end1[j].index(), wall, f)
+                                || above_plane(&k, end1[j].index(), wall, f, cache))
+                        {
                             continue;
                         }
                         let facet = (f as usize, end2[j]);

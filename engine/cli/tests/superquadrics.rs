@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use talus_host::fixtures::build_plugin_cdylib;
+use talus_host::fixtures::{build_fixture, build_plugin_cdylib};
 
 fn write_config(dir: &Path, shape: &str, body: &str) -> PathBuf {
     let lib = build_plugin_cdylib("talus-plugin-superquadric");
@@ -202,4 +202,26 @@ fn a_lattice_of_plugin_shapes_needs_a_spacing_that_fits_them() {
         .map_err(|e| e.to_string())
         .unwrap();
     assert_eq!(sim.n_blocks(), 4);
+}
+
+#[test]
+fn a_shape_plugin_that_panics_is_named_with_its_message() {
+    // The fixture's support function panics for directions towards -x:
+    // making the shape asks for its outline in every direction, so the
+    // run is refused before step 1, naming the shape and the panic.
+    let dir = temp("panic");
+    let lib = build_fixture("shape_panicking");
+    let path = write_config(&dir, "properties = { r = 0.01 }", ONE_BODY);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let ours = text.lines().find(|l| l.starts_with("path = ")).unwrap();
+    let text = text
+        .replace(ours, &format!("path = \"{}\"", lib.display()))
+        .replace("shape = \"superellipsoid\"", "shape = \"test_panic_ball\"");
+    std::fs::write(&path, text).unwrap();
+    let e = build_error(&path);
+    assert!(
+        e.contains("shape 'grain'") && e.contains("points towards -x"),
+        "{e}"
+    );
+    assert_eq!(e.trim_end().lines().count(), 1, "{e}");
 }

@@ -258,13 +258,28 @@ where
             (g0[0] / size, g0[1] / size)
         };
         let step = u0.hypot(u1);
-        let k = if step > 0.5 { 0.5 / step } else { 1.0 };
-        let next = (m + k * (u0 * basis.0 + u1 * basis.1)).normalize();
-        let cn = along(a, b, next);
-        if !cn.gap.is_finite() || !cn.point_a.is_finite() || !cn.point_b.is_finite() {
-            return Err(GeometryError::NonFinite);
-        }
-        m = next;
+        let mut k = if step > 0.5 { 0.5 / step } else { 1.0 };
+        // Backtracking: a step that does not raise `g` is halved (near a
+        // flat face the curvature changes fast and a full step
+        // overshoots); one too short to matter ends the search there.
+        let cn = loop {
+            let next = (m + k * (u0 * basis.0 + u1 * basis.1)).normalize();
+            let cn = along(a, b, next);
+            if !cn.gap.is_finite() || !cn.point_a.is_finite() || !cn.point_b.is_finite() {
+                return Err(GeometryError::NonFinite);
+            }
+            if cn.gap >= c.gap - 1e-15 * size {
+                break Some(cn);
+            }
+            k *= 0.5;
+            if k * step <= 1e-13 {
+                break None;
+            }
+        };
+        let Some(cn) = cn else {
+            return Ok(c);
+        };
+        m = cn.normal;
         c = cn;
         if k * step <= 1e-13 {
             return Ok(c);

@@ -4,7 +4,7 @@
 Usage: python3 tools/py/check_dataset.py OUT [--plot PNG]
 
 For each table folder present (contacts/, bodies/, walls/, shape_vertices/,
-shape_faces/, bonds/) it:
+shape_faces/, bonds/, clump_pebbles/, cell/) it:
   * reads OUT/<table>/*.parquet with polars.scan_parquet(...).collect();
   * reads OUT/<table> with pandas.read_parquet (pyarrow engine);
   * checks both give the same row count, the same columns in the same
@@ -25,7 +25,16 @@ import json
 import sys
 from pathlib import Path
 
-TABLES = ("contacts", "bodies", "walls", "shape_vertices", "shape_faces", "bonds")
+TABLES = (
+    "contacts",
+    "bodies",
+    "walls",
+    "shape_vertices",
+    "shape_faces",
+    "bonds",
+    "clump_pebbles",
+    "cell",
+)
 
 
 class Mismatch(Exception):

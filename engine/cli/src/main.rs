@@ -117,8 +117,12 @@ fn print_summary(s: &RunSummary) {
             s.output.bonds.rows
         );
     }
+    let cell = match s.output.cell.rows {
+        0 => String::new(),
+        n => format!(", cell {n} rows"),
+    };
     println!(
-        "output          {} (contacts {} rows, bodies {} rows, walls {} rows)",
+        "output          {} (contacts {} rows, bodies {} rows, walls {} rows{cell})",
         s.out.display(),
         s.output.contacts.rows,
         s.output.bodies.rows,

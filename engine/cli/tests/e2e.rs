@@ -717,6 +717,50 @@ assert b["pb_ten_c"].nunique() == 3, "strengths scatter"
     assert!(png.metadata().unwrap().len() > 1000);
 }
 
+/// The element tests in a periodic cell, with the second stage brought
+/// forward so that 300 steps reach it: each runs, its cell table holds
+/// both stages, and `plot_cell.py` reads it as the right test and plots.
+#[test]
+fn the_periodic_element_tests_run_their_stages_and_plot() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, test) in [("shear", "shear"), ("triaxial", "triaxial")] {
+        let text =
+            std::fs::read_to_string(workspace_root().join(format!("configs/{name}.toml"))).unwrap();
+        assert!(text.contains("at_time = 0.04\n"), "{name}");
+        let cfg = write_config(
+            tmp.path(),
+            &format!("{name}.toml"),
+            &text.replace("at_time = 0.04\n", "at_time = 0.0005\n"),
+        );
+        let out = tmp.path().join(name);
+        let o = talus(&[
+            "run",
+            cfg.to_str().unwrap(),
+            "--steps",
+            "300",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let png = tmp.path().join(format!("{name}.png"));
+        let py = Command::new("python3")
+            .arg(workspace_root().join("tools/py/plot_cell.py"))
+            .args([out.to_str().unwrap(), png.to_str().unwrap()])
+            .output()
+            .expect("python3 runs");
+        let said = String::from_utf8_lossy(&py.stdout);
+        assert!(
+            py.status.success(),
+            "{}",
+            String::from_utf8_lossy(&py.stderr)
+        );
+        // The last stage is the test's (stage 1), guessed from the cell.
+        assert!(said.starts_with(&format!("{test}: stage 1,")), "{said}");
+        assert!(png.metadata().unwrap().len() > 1000);
+    }
+}
+
 /// A bed of balls on a floor with a fixed dt about 30 times the critical
 /// one (sqrt(m / k) = 1.0e-5 s for these 1 mm beads and kn = 1e5 N/m):
 /// once the balls land, the run must stop with one line naming the

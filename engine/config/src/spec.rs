@@ -571,6 +571,21 @@ pub(crate) struct CellSpec {
     pub periodic: Option<S<[bool; 3]>>,
     pub velocity_gradient: Option<S<Vec<S<Vec3<PerS>>>>>,
     pub servo: Option<S<CellServoSpec>>,
+    #[serde(default)]
+    pub stages: Vec<S<CellStageSpec>>,
+}
+
+/// `[[cell.stages]]`: a later stage of the cell's motion.
+#[derive(Debug, serde::Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table [[cell.stages]] with at_step or at_time, and velocity_gradient or servo"
+)]
+pub(crate) struct CellStageSpec {
+    pub at_step: Option<S<Int>>,
+    pub at_time: Option<S<Num<Seconds>>>,
+    pub velocity_gradient: Option<S<Vec<S<Vec3<PerS>>>>>,
+    pub servo: Option<S<CellServoSpec>>,
 }
 
 /// `[cell.servo]`.
@@ -582,8 +597,8 @@ pub(crate) struct CellSpec {
 pub(crate) struct CellServoSpec {
     pub control: S<[bool; 3]>,
     pub stress: S<Vec3<Pascals>>,
-    pub gain: S<Num<PerPaS>>,
-    pub max_rate: S<Num<PerS>>,
+    pub gain: Option<S<Num<PerPaS>>>,
+    pub max_rate: Option<S<Num<PerS>>>,
 }
 
 /// `[run]`.
@@ -844,6 +859,7 @@ pub(crate) struct OutputSpec {
     pub contacts: Option<S<Int>>,
     pub bodies: Option<S<Int>>,
     pub walls: Option<S<Int>>,
+    pub cell: Option<S<Int>>,
     pub vtk: Option<S<Int>>,
     pub overwrite: Option<S<bool>>,
     pub part_seconds: Option<S<Num<Seconds>>>,

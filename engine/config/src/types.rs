@@ -166,7 +166,7 @@ pub struct BondRule {
     /// overlapping pieces.
     pub gap: f64,
     /// When. Default: step 0, before the first cycle.
-    pub at: talus_core::BondTime,
+    pub at: talus_core::When,
     /// The `[[bonds]]` table.
     pub location: Location,
 }
@@ -467,6 +467,8 @@ pub struct OutputSettings {
     pub bodies: u64,
     /// Record walls every N steps; 0 = never. Default 100.
     pub walls: u64,
+    /// Record the periodic cell every N steps; 0 = never. Default 100.
+    pub cell: u64,
     /// Write a VTK frame for ParaView (`vtk/` in the output folder) every
     /// N steps; 0 = never. Default 0.
     pub vtk: u64,

@@ -168,3 +168,90 @@ fn a_servo_holds_pressing_stresses_on_periodic_axes() {
         &["at least one axis"],
     );
 }
+
+const STAGED: &str = "min = [0, 0, 0]\nmax = [1, 1, 1]\n\
+    [cell.servo]\ncontrol = [true, true, true]\nstress = [1e5, 1e5, 1e5]\ngain = 1e-6\nmax_rate = 2\n\
+    [[cell.stages]]\nat_time = 0.5\nvelocity_gradient = [[0, 3, 0], [0, 0, 0], [0, 0, 0]]\n\
+    servo = { control = [false, true, false], stress = [0, 2e5, 0] }\n\
+    [[cell.stages]]\nat_time = 0.75\nvelocity_gradient = [[0, 0, 0], [0, 0, 0], [0, 0, 0]]\n";
+
+#[test]
+fn stages_follow_in_order_and_a_servo_keeps_the_gain_before_it() {
+    let text = cell(STAGED);
+    let c = parse(&text).unwrap().cell.unwrap().cell;
+    let (stages, begun) = c.stages();
+    assert_eq!((stages.len(), begun), (2, 0));
+    assert_eq!(stages[0].at, talus_core::When::Time(0.5));
+    // v_x = 3 y.
+    assert_eq!(
+        stages[0].velocity_gradient * Vec3::Y,
+        Vec3::new(3.0, 0.0, 0.0)
+    );
+    let servo = stages[0].servo.unwrap();
+    assert_eq!(servo.target, [None, Some(-2e5), None]);
+    assert_eq!((servo.gain, servo.max_rate), (1e-6, 2.0));
+    // A stage without a servo stops it.
+    assert_eq!(stages[1].servo, None);
+    assert_eq!(stages[1].velocity_gradient, Mat3::ZERO);
+}
+
+#[test]
+fn a_stage_says_when_it_begins_once_and_after_the_one_before() {
+    let text = cell(STAGED).replace("at_time = 0.5\n", "");
+    let e = parse_err(&text);
+    assert_at(
+        &e,
+        &text,
+        "[[cell.stages]]\nvelocity",
+        &["[[cell.stages]] #1", "'at_step' or 'at_time'"],
+    );
+    let text = cell(STAGED).replace("at_time = 0.5\n", "at_time = 0.5\nat_step = 3\n");
+    assert_at(
+        &parse_err(&text),
+        &text,
+        "0.5\nat_step",
+        &["#1 takes 'at_step' or 'at_time', not both"],
+    );
+    let text = cell(STAGED).replace("at_time = 0.75", "at_time = 0.5");
+    assert_at(
+        &parse_err(&text),
+        &text,
+        "0.5\nvelocity_gradient = [[0, 0, 0]",
+        &[
+            "'at_time' in [[cell.stages]] #2",
+            "after the stage before it",
+        ],
+    );
+    let text = cell(STAGED).replace("at_time = 0.5", "at_step = 0");
+    assert_at(
+        &parse_err(&text),
+        &text,
+        "0\nvelocity",
+        &["'at_step' in [[cell.stages]] #1"],
+    );
+}
+
+#[test]
+fn a_stage_moves_the_cell_and_a_first_servo_gives_its_gain() {
+    let text = cell(STAGED).replace(
+        "at_time = 0.75\nvelocity_gradient = [[0, 0, 0], [0, 0, 0], [0, 0, 0]]\n",
+        "at_time = 0.75\n",
+    );
+    let e = parse_err(&text);
+    assert_at(
+        &e,
+        &text,
+        "[[cell.stages]]\nat_time = 0.75",
+        &["#2 gives neither 'velocity_gradient' nor 'servo'"],
+    );
+    // Without [cell.servo] the stage's servo has no gain to keep.
+    let start = STAGED.find("[cell.servo]").unwrap();
+    let end = STAGED.find("[[cell.stages]]").unwrap();
+    let text = cell(&(STAGED[..start].to_string() + &STAGED[end..]));
+    assert_at(
+        &parse_err(&text),
+        &text,
+        "{ control",
+        &["'servo' in [[cell.stages]] #1 needs 'gain'"],
+    );
+}

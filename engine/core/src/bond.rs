@@ -16,17 +16,7 @@
 
 use crate::math::Vec3;
 use crate::snapshot::PieceId;
-
-/// When an install happens.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum BondTime {
-    /// In the contact pass of step `k`: step 0 is the pass that
-    /// [`crate::Simulation::prepare`] runs on the initial positions, before
-    /// the first cycle; cycle `k` runs step `k`.
-    Step(u64),
-    /// In the first step whose start time is at least this (s).
-    Time(f64),
-}
+use crate::step::When;
 
 /// Bonds every contact between two groups whose gap is below `gap`, once.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -37,7 +27,7 @@ pub struct BondInstall {
     /// bonds pieces that are near without touching.
     pub gap: f64,
     /// When.
-    pub at: BondTime,
+    pub at: When,
 }
 
 impl BondInstall {
@@ -45,8 +35,8 @@ impl BondInstall {
     /// has number `step`.
     pub(crate) fn due(&self, step: u64, time: f64) -> bool {
         match self.at {
-            BondTime::Step(k) => step == k,
-            BondTime::Time(t) => time >= t,
+            When::Step(k) => step == k,
+            When::Time(t) => time >= t,
         }
     }
 }
@@ -252,10 +242,10 @@ mod tests {
             gap: 0.0,
             at,
         };
-        assert!(at(BondTime::Step(0)).due(0, 0.0));
-        assert!(!at(BondTime::Step(3)).due(2, 1.0));
-        assert!(at(BondTime::Time(0.5)).due(9, 0.5));
-        assert!(!at(BondTime::Time(0.5)).due(9, 0.49));
+        assert!(at(When::Step(0)).due(0, 0.0));
+        assert!(!at(When::Step(3)).due(2, 1.0));
+        assert!(at(When::Time(0.5)).due(9, 0.5));
+        assert!(!at(When::Time(0.5)).due(9, 0.49));
         let now = InstallNow {
             gap: vec![f64::NEG_INFINITY, 1e-3],
         };

@@ -31,6 +31,7 @@ use crate::error::{SetupError, StepError};
 use crate::math::{Mat3, Vec3};
 use crate::piece::PairKind;
 use crate::sim::Simulation;
+use crate::step::When;
 use serde::{Deserialize, Serialize};
 use talus_sdk::STATUS_ACTIVE;
 
@@ -51,6 +52,24 @@ pub struct Cell {
     pub velocity_gradient: Mat3,
     /// A servo on the stress along some axes, if any: it sets those
     /// diagonal entries of `L` every step.
+    pub servo: Option<CellServo>,
+    /// Later stages of the cell's motion, in the order they begin; each
+    /// replaces the velocity gradient and the servo from its start on.
+    stages: Vec<CellStage>,
+    /// How many of `stages` have begun.
+    begun: usize,
+}
+
+/// A stage of the cell's motion: from `at` on, the cell deforms under
+/// `velocity_gradient` with `servo` (if any) setting its controlled
+/// entries, until the next stage begins.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CellStage {
+    /// When the stage begins.
+    pub at: When,
+    /// The velocity gradient `L` (1/s) of the stage.
+    pub velocity_gradient: Mat3,
+    /// The servo of the stage, if any.
     pub servo: Option<CellServo>,
 }
 
@@ -124,6 +143,8 @@ impl Cell {
             periodic,
             velocity_gradient: l,
             servo: None,
+            stages: Vec::new(),
+            begun: 0,
         })
     }
 
@@ -210,6 +231,35 @@ impl Cell {
         }
     }
 
+    /// The cell with later stages of its motion, `stages`: they begin in
+    /// list order, each once it is due and the one before it has begun.
+    pub fn with_stages(mut self, stages: Vec<CellStage>) -> Cell {
+        self.stages = stages;
+        self.begun = 0;
+        self
+    }
+
+    /// The later stages of the cell's motion, and how many have begun.
+    pub fn stages(&self) -> (&[CellStage], usize) {
+        (&self.stages, self.begun)
+    }
+
+    /// Begins every stage that is due by the step numbered `step`
+    /// starting at `time`, in order: the cell then moves as the last of
+    /// them says. Returns whether any began.
+    pub fn begin_stages(&mut self, step: u64, time: f64) -> bool {
+        let before = self.begun;
+        while let Some(stage) = self.stages.get(self.begun) {
+            if !stage.at.reached(step, time) {
+                break;
+            }
+            self.velocity_gradient = stage.velocity_gradient;
+            self.servo = stage.servo;
+            self.begun += 1;
+        }
+        self.begun > before
+    }
+
     /// Whether the cell deforms (a non-zero velocity gradient, or a servo
     /// that may set one).
     pub fn deforms(&self) -> bool {
@@ -247,6 +297,12 @@ pub struct CellState {
     pub h: Mat3,
     /// The cell's volume (m^3).
     pub volume: f64,
+    /// The velocity gradient `L` of the last cycle (1/s), the servo's
+    /// entries included.
+    pub velocity_gradient: Mat3,
+    /// How many of the cell's later stages have begun (0: the motion the
+    /// cell was made with).
+    pub stage: usize,
     /// The average stress in the cell, tension positive (Pa): the contact
     /// part `-(1/V) sum f (x) d` and the kinetic part
     /// `-(1/V) sum m v (x) v` (see `docs/physics.md`).
@@ -294,16 +350,34 @@ impl Simulation {
         let Some(cell) = &self.cell else {
             return Ok(());
         };
-        if let Some(s) = &cell.servo {
+        let servo_ok = |s: &CellServo| {
             let positive = |v: f64| v.is_finite() && v > 0.0;
-            if !(positive(s.gain) && positive(s.max_rate))
-                || s.target.iter().flatten().any(|t| !t.is_finite())
-            {
-                return Err(SetupError::Cell {
-                    message: "the cell servo needs a positive gain and rate cap and finite targets"
-                        .into(),
-                });
-            }
+            positive(s.gain)
+                && positive(s.max_rate)
+                && s.target.iter().flatten().all(|t| t.is_finite())
+        };
+        let servos = cell
+            .servo
+            .iter()
+            .chain(cell.stages.iter().flat_map(|s| &s.servo));
+        if !servos.into_iter().all(servo_ok) {
+            return Err(SetupError::Cell {
+                message: "the cell servo needs a positive gain and rate cap and finite targets"
+                    .into(),
+            });
+        }
+        let stage_ok = |s: &CellStage| {
+            s.velocity_gradient.is_finite()
+                && match s.at {
+                    When::Step(_) => true,
+                    When::Time(t) => t.is_finite(),
+                }
+        };
+        if !cell.stages.iter().all(stage_ok) {
+            return Err(SetupError::Cell {
+                message: "a stage of the cell needs a finite velocity gradient and start time"
+                    .into(),
+            });
         }
         if !cell.any_periodic() {
             return Ok(());
@@ -393,6 +467,8 @@ impl Simulation {
         Some(CellState {
             h: cell.h(),
             volume,
+            velocity_gradient: cell.velocity_gradient,
+            stage: cell.begun,
             stress: sum * (-1.0 / volume),
         })
     }

@@ -19,7 +19,7 @@
 //! contact lane whole (ids, pieces, planes, flags, model state, the last
 //! outputs, warm starts, the chunk order counters); the cell space (each
 //! piece's extent and reference point, so that re-binning happens at the
-//! same steps); the periodic cell (its shape and velocity gradient); the wall logic's links between contacts; the next contact
+//! same steps); the periodic cell (its shape, velocity gradient and stages); the wall logic's links between contacts; the next contact
 //! id; which bond installs have happened; the block fallback log; the
 //! step and kinetic energy of the last blow-up energy check. What
 //! the setup fixes (radii, masses, shapes, clump templates, facets' topology, model
@@ -46,7 +46,7 @@ use crate::wall::Wall;
 const MAGIC: [u8; 8] = *b"TALUSCKP";
 /// Version of the layout after the magic; a checkpoint of another version
 /// is refused.
-pub const FORMAT: u32 = 4;
+pub const FORMAT: u32 = 5;
 
 /// Why a checkpoint cannot be read or restored.
 #[derive(Debug, thiserror::Error)]

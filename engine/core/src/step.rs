@@ -29,6 +29,29 @@ use crate::team::Team;
 use crate::timestep::*;
 use std::time::Instant;
 
+/// A moment of the run at which something begins (a bond install, a
+/// stage of the cell's motion).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum When {
+    /// In step `k`: cycle `k` runs step `k`; step 0 is the contact pass
+    /// that [`crate::Simulation::prepare`] runs on the initial positions,
+    /// before the first cycle.
+    Step(u64),
+    /// In the first step whose start time is at least this (s).
+    Time(f64),
+}
+
+impl When {
+    /// Whether the moment has come by the step numbered `step` that
+    /// starts at `time`.
+    pub(crate) fn reached(self, step: u64, time: f64) -> bool {
+        match self {
+            When::Step(k) => step >= k,
+            When::Time(t) => time >= t,
+        }
+    }
+}
+
 /// Cycles before another try when the pool's threads could not form a team
 /// (held by other work).
 pub(crate) const TEAM_RETRY: u64 = 1024;
@@ -98,6 +121,7 @@ impl Simulation {
         // The cell takes its new shape first: the law of motion wraps
         // positions into it.
         if let Some(c) = self.cell.as_mut() {
+            c.begin_stages(self.step, start);
             c.advance(dt);
         }
         self.motion(dt)?;

@@ -14,8 +14,8 @@ use rand_chacha::ChaCha8Rng;
 use std::f64::consts::PI;
 use talus_core::math::Quat;
 use talus_core::{
-    BallInit, BlockInit, BlockShape, BondInstall, BondTime, BreakMode, Fixity, PairKind, Settings,
-    Simulation, Timestep, Vec3,
+    BallInit, BlockInit, BlockShape, BondInstall, BreakMode, Fixity, PairKind, Settings,
+    Simulation, Timestep, Vec3, When,
 };
 use talus_geometry::box_block;
 
@@ -71,7 +71,7 @@ fn bond_at_start(s: &mut Simulation, g: u16, gap: f64) {
     s.install_bonds(BondInstall {
         groups: (g, g),
         gap,
-        at: BondTime::Step(0),
+        at: When::Step(0),
     })
     .unwrap();
     s.prepare().unwrap();

@@ -5,7 +5,7 @@
 use std::f64::consts::PI;
 
 use talus_core::balls::Fixity;
-use talus_core::{BondInstall, BondTime, BreakMode, Settings, Simulation, Timestep, Vec3};
+use talus_core::{BondInstall, BreakMode, Settings, Simulation, Timestep, Vec3, When};
 
 mod common;
 use common::*;
@@ -74,7 +74,7 @@ fn bond_at_start(sim: &mut Simulation, g: u16, h: u16, gap: f64) {
     sim.install_bonds(BondInstall {
         groups: (g, h),
         gap,
-        at: BondTime::Step(0),
+        at: When::Step(0),
     })
     .unwrap();
     sim.prepare().unwrap();

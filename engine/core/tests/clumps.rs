@@ -387,7 +387,7 @@ fn bits_of(v: Vec3) -> [u64; 3] {
 /// passes the strength; no bond forms inside a clump.
 #[test]
 fn a_bond_between_pebbles_of_two_clumps_pulls_the_clumps() {
-    use talus_core::{BondInstall, BondTime, BreakMode};
+    use talus_core::{BondInstall, BreakMode, When};
     let (r, dt, v) = (0.01, 1e-7, 0.05);
     let (kn, pb_kn) = (1e6, 2e12);
     let per_step = v * dt;
@@ -422,7 +422,7 @@ fn a_bond_between_pebbles_of_two_clumps_pulls_the_clumps() {
     s.install_bonds(BondInstall {
         groups: (g, g),
         gap: 1e-12,
-        at: BondTime::Step(0),
+        at: When::Step(0),
     })
     .unwrap();
     s.prepare().unwrap();

@@ -404,3 +404,68 @@ fn a_servo_on_the_cell_holds_its_target_stress() {
     assert_eq!(s.h.col(0).x, 4.0 * a);
     assert!(s.stress.col(0).x.abs() < 1e-6 * target.abs());
 }
+
+/// A lattice whose balls do not touch (spacing 3 R), in a still cell
+/// that shears at `rate` from step 11 and stops at the first step that
+/// starts at or after `20.5 dt`.
+fn staged(rate: f64, dt: f64) -> Simulation {
+    let a = 3.0 * RADIUS;
+    let mut sim = lattice(2, a, Mat3::ZERO, [KN, KN, 0.3, 0.0, 0.0], dt);
+    let stages = vec![
+        talus_core::CellStage {
+            at: talus_core::When::Step(11),
+            velocity_gradient: shear(rate),
+            servo: None,
+        },
+        talus_core::CellStage {
+            at: talus_core::When::Time(20.5 * dt),
+            velocity_gradient: Mat3::ZERO,
+            servo: None,
+        },
+    ];
+    let cell = sim.cell().unwrap().clone().with_stages(stages);
+    sim.set_cell(cell);
+    sim
+}
+
+#[test]
+fn stages_of_the_cell_begin_at_their_step_and_time() {
+    let (rate, dt) = (50.0, 1.0e-4);
+    let side = 6.0 * RADIUS;
+    let mut sim = staged(rate, dt);
+    sim.prepare().unwrap();
+    let mut tilt = Vec::new();
+    for _ in 0..30 {
+        sim.cycle().unwrap();
+        let s = sim.cell_state().unwrap();
+        tilt.push((s.h.col(1).x, s.stage));
+    }
+    // Steps 1-10 still; steps 11-21 shear (step 22 starts at 21 dt, the
+    // first start at or after 20.5 dt); then still again. Simple shear
+    // adds `rate dt side` to b_x per step, whatever the tilt.
+    for (k, &(bx, stage)) in tilt.iter().enumerate() {
+        let step = k + 1;
+        let sheared = step.clamp(10, 21) - 10;
+        let expected = sheared as f64 * rate * dt * side;
+        assert!(
+            (bx - expected).abs() <= 1e-12 * side,
+            "step {step}: b_x {bx}, expected {expected}"
+        );
+        let begun = (step >= 11) as usize + (step >= 22) as usize;
+        assert_eq!(stage, begun, "step {step}");
+    }
+    // A checkpoint between the stages carries which have begun.
+    let mut first = staged(rate, dt);
+    first.prepare().unwrap();
+    for _ in 0..15 {
+        first.cycle().unwrap();
+    }
+    let bytes = first.checkpoint("stages");
+    let mut second = staged(rate, dt);
+    second.prepare().unwrap();
+    second.restore(Checkpoint::read(&bytes).unwrap()).unwrap();
+    for _ in 0..15 {
+        second.cycle().unwrap();
+    }
+    assert!(bits(&sim) == bits(&second));
+}

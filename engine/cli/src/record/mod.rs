@@ -439,6 +439,22 @@ impl Recorder {
             }
         }
         frame = frame.push("volume", "m^3", "cell volume", Column::F64(vec![c.volume]));
+        frame = frame.push(
+            "stage",
+            "-",
+            "stages of [[cell.stages]] begun (0: the motion of [cell])",
+            Column::U64(vec![c.stage as u64]),
+        );
+        for (i, a) in axes.iter().enumerate() {
+            for (j, b) in axes.iter().enumerate() {
+                frame = frame.push(
+                    format!("l_{a}{b}"),
+                    "1/s",
+                    "velocity gradient of the last step, dv_i/dx_j (servo entries included)",
+                    Column::F64(vec![c.velocity_gradient.col(j)[i]]),
+                );
+            }
+        }
         for (i, a) in axes.iter().enumerate() {
             for (j, b) in axes.iter().enumerate() {
                 let name = format!("stress_{a}{b}");

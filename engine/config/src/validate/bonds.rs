@@ -12,9 +12,9 @@ use serde_spanned::Spanned;
 
 use super::{int_at_least, Ctx, Result};
 use crate::error::Location;
-use crate::spec::BondSpec;
+use crate::spec::{BondSpec, Int, Num, Seconds};
 use crate::types::BondRule;
-use talus_core::BondTime;
+use talus_core::When;
 
 /// The validated rule; `pairs` holds the group pairs of `[[models]]`
 /// (each sorted, `"*"` kept as written).
@@ -75,7 +75,26 @@ pub(super) fn bond_rule(
         ));
     }
     let gap = b.gap.as_ref().map_or(0.0, |g| g.get_ref().0);
-    let at = match (&b.at_step, &b.at_time) {
+    let at = when(ctx, &b.at_step, &b.at_time, table, 0)?.unwrap_or(When::Step(0));
+    Ok(BondRule {
+        groups: names,
+        gap,
+        at,
+        location,
+    })
+}
+
+/// The moment `at_step` or `at_time` of `table` gives (at most one of
+/// them): a step of at least `min_step`, or a time >= 0; `None` when
+/// neither is given.
+pub(super) fn when(
+    ctx: &Ctx<'_>,
+    at_step: &Option<Spanned<Int>>,
+    at_time: &Option<Spanned<Num<Seconds>>>,
+    table: &str,
+    min_step: i64,
+) -> Result<Option<When>> {
+    Ok(match (at_step, at_time) {
         (Some(_), Some(t)) => {
             return Err(ctx.invalid(
                 &t.span(),
@@ -83,24 +102,20 @@ pub(super) fn bond_rule(
             ))
         }
         (Some(k), None) => {
-            BondTime::Step(int_at_least(ctx, k, 0, &format!("'at_step' in {table}"))? as u64)
+            Some(When::Step(
+                int_at_least(ctx, k, min_step, &format!("'at_step' in {table}"))? as u64,
+            ))
         }
         (None, Some(t)) => {
             let v = t.get_ref().0;
-            if v < 0.0 {
+            if v.is_nan() || v < 0.0 {
                 return Err(ctx.invalid(
                     &t.span(),
                     format!("'at_time' in {table} must be >= 0 s, got {v}"),
                 ));
             }
-            BondTime::Time(v)
+            Some(When::Time(v))
         }
-        (None, None) => BondTime::Step(0),
-    };
-    Ok(BondRule {
-        groups: names,
-        gap,
-        at,
-        location,
+        (None, None) => None,
     })
 }

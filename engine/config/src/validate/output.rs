@@ -3,7 +3,7 @@
 //! Guarantees of [`OutputSettings`]: a non-empty folder (default
 //! `out/<config file stem>`, relative to the working directory), record
 //! intervals >= 0 steps (0 = never; defaults 1000 contacts, 1000 bodies,
-//! 100 walls, 0 VTK frames), `overwrite` defaulting to true,
+//! 100 walls, 100 cell rows, 0 VTK frames), `overwrite` defaulting to true,
 //! `part_seconds` > 0 s (default 10 s) and a checkpoint interval >= 0
 //! steps (0 = only when interrupted).
 
@@ -37,6 +37,7 @@ pub(super) fn output_settings(
             contacts: 1000,
             bodies: 1000,
             walls: 100,
+            cell: 100,
             vtk: 0,
             overwrite: true,
             part_seconds: DEFAULT_PART_SECONDS,
@@ -65,6 +66,7 @@ pub(super) fn output_settings(
         contacts: every(&o.contacts, "contacts", 1000)?,
         bodies: every(&o.bodies, "bodies", 1000)?,
         walls: every(&o.walls, "walls", 100)?,
+        cell: every(&o.cell, "cell", 100)?,
         vtk: every(&o.vtk, "vtk", 0)?,
         overwrite: o.overwrite.as_ref().is_none_or(|v| *v.get_ref()),
         checkpoint: every(&o.checkpoint, "checkpoint", 0)?,

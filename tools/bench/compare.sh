@@ -2,6 +2,7 @@
 # Run talus and LIGGGHTS alternately on peer-benchmark cases and print a table of the loop times with the ratio
 # talus / LIGGGHTS per case (above 1: talus is slower).
 # usage: tools/bench/compare.sh [CASE:N:THREADS ...]     default: settle:10k:1 settle:10k:2 dense:10k:1 dense:10k:2
+#   CASE settle, dense, or pdense (dense in a cell periodic along x and y, LIGGGHTS only: tools/bench/peers/)
 # env: PASSES (default 2): passes over all cases, each running LIGGGHTS then talus per case (peer, talus, peer, ...)
 #      IDLE_PCT (default 10), IDLE_WAIT (default 60): before each run wait until total CPU use over 3 s is below
 #        IDLE_PCT %, for at most IDLE_WAIT s (the run then starts anyway; the CPU other processes took during it is
@@ -57,6 +58,8 @@ measure() {  # CODE CASE N THREADS: one run, prints its result line with the pas
   b0=$(busy)
   if [ "$code" = talus ]; then
     line=$(/usr/bin/time -f "%U %S" -o "$OUTB/.cpu" tools/bench/run.sh "$case" "$n" "$th")
+  elif [ "$case" = pdense ]; then
+    line=$(/usr/bin/time -f "%U %S" -o "$OUTB/.cpu" tools/bench/peers/run_periodic.sh "$th")
   else
     line=$(/usr/bin/time -f "%U %S" -o "$OUTB/.cpu" "$OUTB/peers/run_peer.sh" "$code" "$n" "$case" "$th")
   fi

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Run one peer-benchmark case with talus and print one result line.
 # usage: tools/bench/run.sh CASE N THREADS
-#   CASE     settle (jittered lattice falls into the box) | dense (settled bed stays at rest)
+#   CASE     settle (jittered lattice falls into the box) | dense (settled bed stays at rest) |
+#            pdense (dense with x and y periodic and the floor only; 10k only, contacts not counted)
 #   N        10k | 50k
 #   THREADS  worker threads (the peers' MPI ranks)
 # env: STEPS (default 10000), TALUS (binary; default target/release/talus, built if missing),
@@ -27,7 +28,7 @@ $PY -c 'import numpy, scipy' 2> /dev/null || PY=/usr/bin/python3
 APY=${ARROW_PYTHON:-python3}
 $APY -c 'import pyarrow' 2> /dev/null || APY=/usr/bin/python3
 [ -x /usr/bin/time ] || { echo "/usr/bin/time not found: apt-get install -y time" >&2; exit 2; }
-case $CASE in settle|dense) ;; *) echo "CASE must be settle or dense" >&2; exit 2;; esac
+case $CASE in settle|dense|pdense) ;; *) echo "CASE must be settle, dense or pdense" >&2; exit 2;; esac
 mkdir -p "$OUTB"
 if [ ! -x "$TALUS" ]; then
   cargo build --release -p talus >&2
@@ -36,8 +37,10 @@ fi
 case $NL in
   10k)
     CONFIG=configs/bench/${CASE}10k.toml
+    [ $CASE = pdense ] && CONFIG=configs/bench/dense10k_periodic.toml
     [ $CASE = settle ] && XYZ=configs/bench/data/lat10k.xyz || XYZ=configs/bench/data/dense10k.xyz;;
   50k)
+    [ $CASE = pdense ] && { echo "pdense is a 10k case" >&2; exit 2; }
     [ -d "$PEERS" ] || { echo "the 50k cases need the peers kit: not found at $PEERS (set PEERS=DIR)" >&2; exit 2; }
     mkdir -p "$OUTB/data"
     if [ $CASE = settle ]; then
@@ -72,7 +75,8 @@ STORED=$(awk '/^contacts/ {print $2; exit}' "$RUN.log")
 RSS_KB=$(awk -F: '/Maximum resident set size/ {gsub(/ /, "", $2); print $2}' "$RUN.time")
 N=$(head -1 "$XYZ" | awk '{print $13}')
 $APY tools/bench/final_positions.py "$RUN" "${RUN}_final.txt" > /dev/null
-CONTACTS=$($PY "$PEERS/count_contacts.py" "$XYZ" "${RUN}_final.txt" 2> /dev/null \
+# count_contacts.py knows the five planes of the box, not a periodic cell.
+[ $CASE = pdense ] && CONTACTS="" || CONTACTS=$($PY "$PEERS/count_contacts.py" "$XYZ" "${RUN}_final.txt" 2> /dev/null \
   | awk -v n=$N '{for (i = 1; i <= NF; i++) {split($i, a, "="); v[a[1]] = a[2]}}
       END {if (v["contacts_pp"] != "") printf "contacts_pp=%d contacts_pw=%d contacts_per_ball=%.3f coordination=%.3f", v["contacts_pp"], v["contacts_pw"], (v["contacts_pp"] + v["contacts_pw"]) / n, (2 * v["contacts_pp"] + v["contacts_pw"]) / n}') || true
 awk -v k=$CASE -v n=$N -v r=$THREADS -v s=$STEPS -v t=$LOOP -v x="$CONTACTS" -v m=$RSS_KB -v c=${STORED:-0} \

@@ -35,6 +35,36 @@ use crate::step::When;
 use serde::{Deserialize, Serialize};
 use talus_sdk::STATUS_ACTIVE;
 
+/// The integer nearest to `x` (ties to even) for `|x| < 2^51`, the
+/// range of fractional coordinates and separations; a larger `x` or a
+/// non-finite one comes back as itself or NaN, as `f64::round` would
+/// leave it unrounded or NaN.
+///
+/// Adding and taking away `1.5 * 2^52` leaves no bits below the unit in
+/// the sum: two additions, where the library's `round` is a call
+/// without SSE4.1 (every ball-ball contact of a periodic run asks for
+/// three of them per step).
+#[inline(always)]
+pub(crate) fn nearest(x: f64) -> f64 {
+    const SHIFT: f64 = 6_755_399_441_055_744.0;
+    if x.abs() < 2_251_799_813_685_248.0 {
+        (x + SHIFT) - SHIFT
+    } else {
+        x
+    }
+}
+
+/// The largest integer not above `x`, by [`nearest`].
+#[inline(always)]
+pub(crate) fn floor(x: f64) -> f64 {
+    let t = nearest(x);
+    if t > x {
+        t - 1.0
+    } else {
+        t
+    }
+}
+
 /// A parallelepiped cell, periodic along chosen edges, deforming under a
 /// constant velocity gradient.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -197,9 +227,9 @@ impl Cell {
     pub fn image_shift(&self, x1: Vec3, x2: Vec3) -> Vec3 {
         let s = self.h_inv * (x2 - x1);
         let m = Vec3::new(
-            if self.periodic[0] { -s.x.round() } else { 0.0 },
-            if self.periodic[1] { -s.y.round() } else { 0.0 },
-            if self.periodic[2] { -s.z.round() } else { 0.0 },
+            if self.periodic[0] { -nearest(s.x) } else { 0.0 },
+            if self.periodic[1] { -nearest(s.y) } else { 0.0 },
+            if self.periodic[2] { -nearest(s.z) } else { 0.0 },
         );
         if m == Vec3::ZERO {
             Vec3::ZERO
@@ -220,9 +250,9 @@ impl Cell {
     pub fn wrap(&self, x: Vec3) -> Vec3 {
         let s = self.fractional(x);
         let m = Vec3::new(
-            if self.periodic[0] { s.x.floor() } else { 0.0 },
-            if self.periodic[1] { s.y.floor() } else { 0.0 },
-            if self.periodic[2] { s.z.floor() } else { 0.0 },
+            if self.periodic[0] { floor(s.x) } else { 0.0 },
+            if self.periodic[1] { floor(s.y) } else { 0.0 },
+            if self.periodic[2] { floor(s.z) } else { 0.0 },
         );
         if m == Vec3::ZERO {
             x
@@ -528,6 +558,31 @@ mod tests {
             }
         }
         assert!(((x2 + shift - x1).length() - best).abs() < 1e-12);
+    }
+
+    #[test]
+    fn nearest_and_floor_agree_with_the_library_but_at_ties() {
+        let mut x: f64 = -3.0;
+        while x < 3.0 {
+            for y in [x, x + 1e-12, x - 1e-12, x + 0.5, -x] {
+                // Ties may go either way (to even here): both images are
+                // as near.
+                if (y - y.trunc()).abs() != 0.5 {
+                    assert_eq!(nearest(y), y.round(), "{y}");
+                }
+                assert_eq!(floor(y), y.floor(), "{y}");
+            }
+            x += 0.0137;
+        }
+        for y in [0.5, 1.5, -0.5, 2.5] {
+            assert!((nearest(y) - y).abs() == 0.5);
+        }
+        for y in [1e17, -1e17, f64::INFINITY] {
+            assert_eq!(nearest(y), y);
+            assert_eq!(floor(y), y);
+        }
+        assert!(nearest(f64::NAN).is_nan() && floor(f64::NAN).is_nan());
+        assert_eq!(floor(-0.0), 0.0);
     }
 
     #[test]

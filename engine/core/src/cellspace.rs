@@ -12,6 +12,7 @@
 //! out sorted, so contact creation order (and contact ids) do not depend on
 //! cell contents or thread count.
 
+use crate::cell::nearest;
 use crate::cell::Cell;
 use crate::math::{Aabb, Mat3, Vec3};
 use crate::piece::{Piece, PieceKind};
@@ -215,9 +216,9 @@ impl PeriodicGrid {
         let d = b - a;
         let s = self.h_inv * d;
         let m = Vec3::new(
-            if self.periodic[0] { s.x.round() } else { 0.0 },
-            if self.periodic[1] { s.y.round() } else { 0.0 },
-            if self.periodic[2] { s.z.round() } else { 0.0 },
+            if self.periodic[0] { nearest(s.x) } else { 0.0 },
+            if self.periodic[1] { nearest(s.y) } else { 0.0 },
+            if self.periodic[2] { nearest(s.z) } else { 0.0 },
         );
         d - self.h * m
     }

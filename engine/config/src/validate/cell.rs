@@ -127,18 +127,22 @@ pub(super) fn cell_settings(ctx: &Ctx<'_>, spec: Spanned<CellSpec>) -> Result<Ce
             .or(st.at_time.as_ref().map(Spanned::span))
             .unwrap_or(st_span.clone());
         match (previous, at) {
-            (Some(When::Step(a)), When::Step(b)) if b <= a => return Err(ctx.invalid(
-                &at_span,
-                format!(
+            (Some(When::Step(a)), When::Step(b)) if b <= a => {
+                return Err(ctx.invalid(
+                    &at_span,
+                    format!(
                     "'at_step' in {table} must come after the stage before it (step {a}), got {b}"
                 ),
-            )),
-            (Some(When::Time(a)), When::Time(b)) if b <= a => return Err(ctx.invalid(
-                &at_span,
-                format!(
+                ))
+            }
+            (Some(When::Time(a)), When::Time(b)) if b <= a => {
+                return Err(ctx.invalid(
+                    &at_span,
+                    format!(
                     "'at_time' in {table} must come after the stage before it ({a} s), got {b} s"
                 ),
-            )),
+                ))
+            }
             _ => {}
         }
         previous = Some(at);

@@ -1,7 +1,8 @@
 //! The ball-ball kernel: the plane between two spheres.
 
 use super::{
-    add_ball_end1, ball_image, ball_motion, plane_geometry, Found, Masses, PairKernel, Scene,
+    add_ball_end1, ball_motion, image_centre, image_velocity, plane_geometry, Found, Masses,
+    PairKernel, Scene,
 };
 use crate::contact::{self, Applied, EndMotion, Plane};
 use crate::inputs::Geometry;
@@ -28,8 +29,9 @@ impl PairKernel for BallBall {
         let (a, b) = (a.index(), b.index());
         let (ra, xa) = (scene.radius[a], scene.pos[a]);
         let rb = scene.radius[b];
-        // In a periodic cell, end2's image nearest to end1.
-        let (xb, vb) = ball_image(scene, xa, b);
+        // In a periodic cell, end2's image nearest to end1 (its velocity
+        // only once the pair is found to touch).
+        let xb = image_centre(scene, xa, b);
         if released {
             // Still apart? Then nothing changes for the model; the plane of
             // such contacts is refreshed only when it is recorded
@@ -47,7 +49,7 @@ impl PairKernel for BallBall {
             end1: ball_motion(scene, a),
             end2: EndMotion {
                 x: xb,
-                v: vb,
+                v: image_velocity(scene, xb, b),
                 w: scene.spin[b],
             },
             region: 0,
@@ -94,13 +96,13 @@ impl PairKernel for BallBall {
     fn geometry(scene: &Scene<'_>, plane: &Plane, _cache: &[f64], a: Piece, b: Piece) -> Geometry {
         let (a, b) = (a.index(), b.index());
         let (r, x) = (scene.radius, scene.pos);
-        let (xb, _) = ball_image(scene, x[a], b);
+        let xb = image_centre(scene, x[a], b);
         plane_geometry(plane, r[a], Some(r[b]), x[a], xb)
     }
 
     fn refresh(scene: &Scene<'_>, plane: &mut Plane, _cache: &mut [f64], a: Piece, b: Piece) {
         let (a, b) = (a.index(), b.index());
-        let (xb, _) = ball_image(scene, scene.pos[a], b);
+        let xb = image_centre(scene, scene.pos[a], b);
         let (n, gap, xc) =
             contact::plane_ball_ball(scene.pos[a], scene.radius[a], xb, scene.radius[b], plane.n);
         plane.n = n;

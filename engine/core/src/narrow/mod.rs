@@ -378,18 +378,26 @@ pub(crate) fn ball_motion(scene: &Scene<'_>, i: usize) -> EndMotion {
     }
 }
 
-/// The centre and total velocity of ball `b` as end2 of a contact whose
-/// end1 is at `x1`: in a periodic cell its image nearest to `x1` (see
-/// [`crate::cell::Cell::image`]), with the mean field at that image.
+/// The centre of ball `b`'s image nearest to `x1`, end1's centre when
+/// `b` is end2 of a contact (see [`crate::cell::Cell::image_shift`]); the
+/// centre itself without a cell.
 #[inline(always)]
-pub(crate) fn ball_image(scene: &Scene<'_>, x1: Vec3, b: usize) -> (Vec3, Vec3) {
-    let (x, v) = (scene.pos[b], scene.vel[b]);
+pub(crate) fn image_centre(scene: &Scene<'_>, x1: Vec3, b: usize) -> Vec3 {
+    let x = scene.pos[b];
     match scene.cell {
-        None => (x, v),
-        Some(c) => {
-            let x = x + c.image_shift(x1, x);
-            (x, v + c.mean_velocity(x))
-        }
+        None => x,
+        Some(c) => x + c.image_shift(x1, x),
+    }
+}
+
+/// The total velocity of ball `b` at its image centred at `x`: the
+/// stored velocity with the mean field at `x` in a periodic cell.
+#[inline(always)]
+pub(crate) fn image_velocity(scene: &Scene<'_>, x: Vec3, b: usize) -> Vec3 {
+    let v = scene.vel[b];
+    match scene.cell {
+        None => v,
+        Some(c) => v + c.mean_velocity(x),
     }
 }
 

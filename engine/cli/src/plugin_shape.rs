@@ -23,6 +23,10 @@ impl ConvexShape for Bound {
         self.shape.name()
     }
 
+    fn property_names(&self) -> Vec<String> {
+        self.shape.property_names()
+    }
+
     fn support(&self, dir: Vec3) -> Result<Vec3, String> {
         let mut out = [[0.0; 3]];
         self.shape

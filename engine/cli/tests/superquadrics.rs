@@ -225,3 +225,53 @@ fn a_shape_plugin_that_panics_is_named_with_its_message() {
     );
     assert_eq!(e.trim_end().lines().count(), 1, "{e}");
 }
+
+/// The dataset says what each plugin shape is: its vertex rows carry the
+/// kind and the property values, and the outline's vertices, turned back
+/// into the shape's own frame by the frame columns, lie on the surface
+/// those values give (checked in Python from the Parquet files).
+#[test]
+fn the_shape_table_names_a_plugin_shape_and_its_values() {
+    let dir = temp("table");
+    let shape = "properties = { a = 0.012, b = 0.007, c = 0.005, n1 = 4.0, n2 = 3.0 }";
+    let cfg = write_config(&dir, shape, ONE_BODY);
+    let out = dir.join("out");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_talus"))
+        .args(["run", cfg.to_str().unwrap(), "--quiet", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let script = r#"
+import json, sys
+import numpy as np
+import polars as pl
+v = pl.read_parquet(f"{sys.argv[1]}/shape_vertices/*.parquet")
+assert set(v["kind"]) == {"superellipsoid"}, set(v["kind"])
+p = json.loads(v["properties"][0])
+assert p == {"a": 0.012, "b": 0.007, "c": 0.005, "n1": 4.0, "n2": 3.0}, p
+r = v.row(0, named=True)
+w, x, y, z = (r[k] for k in ("frame_qw", "frame_qx", "frame_qy", "frame_qz"))
+R = np.array([
+    [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+    [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+    [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+])
+q = v.select("x", "y", "z").to_numpy() @ R.T + np.array([r["frame_x"], r["frame_y"], r["frame_z"]])
+a, b, c, n1, n2 = (p[k] for k in ("a", "b", "c", "n1", "n2"))
+f = (np.abs(q[:, 0] / a) ** n2 + np.abs(q[:, 1] / b) ** n2) ** (n1 / n2) + np.abs(q[:, 2] / c) ** n1
+assert v.height > 100 and np.abs(f - 1).max() < 1e-6, (v.height, np.abs(f - 1).max())
+print("ok", v.height)
+"#;
+    let o = std::process::Command::new("python3")
+        .args(["-c", script])
+        .arg(&out)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        o.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

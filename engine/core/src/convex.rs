@@ -44,6 +44,12 @@ pub trait ConvexShape: Send + Sync {
     /// The shape kind's name (the plugin's), for messages and output.
     fn kind(&self) -> &str;
 
+    /// The names of the property values the shape was made with, in
+    /// their order (for output); none by default.
+    fn property_names(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// The point of the shape furthest along `dir` (not zero; need not
     /// be unit).
     fn support(&self, dir: Vec3) -> Result<Vec3, String>;

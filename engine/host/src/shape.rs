@@ -45,6 +45,12 @@ impl RegisteredShape {
         self.entry.descriptor.name.as_str()
     }
 
+    /// The property names, in the order the shape receives the values.
+    pub fn property_names(&self) -> Vec<String> {
+        let props = &self.entry.descriptor.properties;
+        props.iter().map(|p| p.name.to_string()).collect()
+    }
+
     /// Number of properties per property set.
     pub fn n_props(&self) -> usize {
         self.entry.descriptor.properties.len()

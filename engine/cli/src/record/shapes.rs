@@ -7,6 +7,24 @@ use super::{add_quaternion, Recorder, Vec3Columns};
 use talus_core::Snapshot;
 use talus_output::{Column, Field, Frame};
 
+/// What a shape is, for the vertex table: `"polyhedron"` with no values,
+/// or a plugin shape's kind with its values as a JSON object.
+fn shape_kind(s: &talus_core::BlockShape) -> (String, String) {
+    let Some(c) = &s.convex else {
+        return ("polyhedron".to_string(), String::new());
+    };
+    let names = c.shape.property_names();
+    let object: serde_json::Map<String, serde_json::Value> = names
+        .into_iter()
+        .zip(c.values.iter())
+        .map(|(k, &v)| (k, serde_json::json!(v)))
+        .collect();
+    (
+        c.shape.kind().to_string(),
+        serde_json::Value::Object(object).to_string(),
+    )
+}
+
 impl Recorder {
     /// One row per pebble of every clump shape, in the shape's principal
     /// frame (centroid at the origin): a clump's pebble at `p` sits at
@@ -77,15 +95,20 @@ impl Recorder {
         let mut shape = Vec::with_capacity(n);
         let mut name = Vec::with_capacity(n);
         let mut vertex = Vec::with_capacity(n);
+        let mut kind = Vec::with_capacity(n);
+        let mut properties = Vec::with_capacity(n);
         let mut rounding = Vec::with_capacity(n);
         let mut coords = Vec3Columns::with_capacity(n);
         let mut written = Vec3Columns::with_capacity(n);
         let mut turn: [Vec<f64>; 4] = std::array::from_fn(|_| Vec::with_capacity(n));
         for (k, s) in snap.shapes().iter().enumerate() {
             let q = s.input_rotation;
+            let (what, values) = shape_kind(s);
             for (i, &v) in s.polyhedron.vertices().iter().enumerate() {
                 shape.push(k as i64);
                 name.push(s.name.clone());
+                kind.push(what.clone());
+                properties.push(values.clone());
                 vertex.push(i as u32);
                 rounding.push(s.rounding);
                 coords.push([v]);
@@ -108,6 +131,18 @@ impl Recorder {
                 "-",
                 "vertex index within the shape, from 0",
                 Column::U32(vertex),
+            )
+            .push(
+                "kind",
+                "",
+                "\"polyhedron\", or the kind of a plugin's shape, whose vertices outline it",
+                Column::Str(kind),
+            )
+            .push(
+                "properties",
+                "",
+                "a plugin shape's property values as a JSON object (SI units, the plugin's names); empty for a polyhedron",
+                Column::Str(properties),
             );
         coords.add_to(
             &mut frame,

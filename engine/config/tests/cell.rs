@@ -124,15 +124,25 @@ fn unknown_keys_and_flags() {
 }
 
 #[test]
-fn a_periodic_cell_refuses_blocks() {
+fn a_periodic_cell_holds_blocks_and_clumps() {
+    // Blocks and clumps wrap round the cell as balls do; whether the cell
+    // is wide enough for them is checked when the run starts.
     let text = format!(
         "{}[[shapes]]\nname = \"brick\"\nkind = \"box\"\nsize = [0.1, 0.1, 0.1]\n\
+         [[shapes]]\nname = \"peanut\"\nkind = \"clump\"\n\
+         pebbles = [{{ pos = [-0.03, 0, 0], radius = 0.04 }}, {{ pos = [0.03, 0, 0], radius = 0.04 }}]\n\
          [[blocks]]\nkind = \"random\"\nshape = \"brick\"\ncount = 2\ndensity = 2600.0\n\
-         region = {{ min = [0.2, 0.2, 0.2], max = [0.8, 0.8, 0.8] }}\n",
-        cell("min = [0, 0, 0]\nmax = [1, 1, 1]\n")
+         region = {{ min = [0.2, 0.2, 0.2], max = [0.8, 0.8, 0.8] }}\n\
+         [[clumps]]\nkind = \"list\"\nshape = \"peanut\"\ndensity = 2600.0\n\
+         clumps = [{{ pos = [0.95, 0.5, 0.02] }}]\n",
+        cell("min = [0, 0, 0]\nmax = [1, 1, 1]\nvelocity_gradient = [[0, 0.1, 0], [0, 0, 0], [0, 0, 0]]\n")
     );
-    let e = parse_err(&text);
-    assert_at(&e, &text, "[cell]", &["periodic [cell]", "[[blocks]]"]);
+    let cfg = parse(&text).unwrap();
+    let c = &cfg.cell.as_ref().unwrap().cell;
+    assert_eq!(c.periodic, [true; 3]);
+    assert_eq!(cfg.blocks.len(), 1);
+    assert_eq!(cfg.clumps.len(), 1);
+    assert_eq!(cfg.templates.len(), 1);
 }
 
 #[test]

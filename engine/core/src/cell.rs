@@ -4,10 +4,12 @@
 //! Reads: the timestep. Writes: the cell matrix, once per cycle before
 //! the law of motion.
 //! Invariants: the columns of `h` are the cell's edge vectors and
-//! `det h > 0`; every ball centre lies in the cell along its periodic
-//! axes (fractional coordinate in `[0, 1)`, up to round-off at the upper
-//! face) after the law of motion; a ball's stored velocity is its
-//! fluctuating velocity, the part above the mean field `L (x - origin)`.
+//! `det h > 0`; every free ball's centre and every block's, convex
+//! body's and clump's centroid lies in the cell along its periodic axes
+//! (fractional coordinate in `[0, 1)`, up to round-off at the upper face)
+//! after the law of motion, a clump's pebbles next to its centroid (they
+//! may reach across a face); a body's stored velocity is its fluctuating
+//! velocity, the part above the mean field `L (x - origin)`.
 //!
 //! # Model
 //! The cell is `x = origin + h s` for fractional coordinates `s` in
@@ -25,7 +27,7 @@
 //! particles in a homogeneously deforming periodic cell has the
 //! mean-field velocity of the image shift taken into account.
 
-use crate::body::BallsRef;
+use crate::body::{BallsRef, BlocksRef, ClumpsRef, Owner};
 use crate::contact::CARRY_FORCE;
 use crate::error::{SetupError, StepError};
 use crate::math::{Mat3, Vec3};
@@ -374,8 +376,7 @@ impl Simulation {
         }
     }
 
-    /// What a periodic run cannot hold in this increment: blocks and
-    /// clumps (their kernels take no images yet).
+    /// Whether the cell's servo is one that can run.
     pub(crate) fn check_cell(&self) -> Result<(), SetupError> {
         let Some(cell) = &self.cell else {
             return Ok(());
@@ -409,23 +410,14 @@ impl Simulation {
                     .into(),
             });
         }
-        if !cell.any_periodic() {
-            return Ok(());
-        }
-        if self.n_blocks() > 0 || self.n_clumps() > 0 {
-            return Err(SetupError::Cell {
-                message: "a periodic cell holds balls only for now (and walls across its \
-                          non-periodic axes); blocks and clumps are not supported in it"
-                    .into(),
-            });
-        }
         Ok(())
     }
 
-    /// Stops the run when the cell has become too thin for its balls:
-    /// every periodic width must exceed `min_width`, twice the largest
-    /// reach of a ball pair, so that one image of a ball at most is near
-    /// another.
+    /// Stops the run when the cell has become too thin for its bodies:
+    /// every periodic width must exceed `min_width`, `4 (r_max + tol)`
+    /// with `r_max` the largest radius of a ball or bounding radius of a
+    /// block, convex body or clump, so that one image of a piece at most
+    /// is near another and no clump reaches its own image.
     pub(crate) fn check_cell_widths(&self) -> Result<(), StepError> {
         let Some(cell) = &self.cell else {
             return Ok(());
@@ -438,7 +430,7 @@ impl Simulation {
                     step: self.step,
                     message: format!(
                         "the periodic cell is {:.6e} m across its edge {k}, which must exceed \
-                         {:.6e} m (twice the reach of the largest pair of balls, with the cell \
+                         {:.6e} m (twice the reach of the largest pair of bodies, with the cell \
                          tolerance)",
                         w, self.cell_min_width
                     ),
@@ -453,13 +445,17 @@ impl Simulation {
     ///
     /// # Model
     /// `sigma = -(1/V) [ sum_c f_c (x) d_c + sum_p m_p v_p (x) v_p ]`,
-    /// tension positive: for a ball-ball contact `f` is the force on end2
-    /// and `d` the branch vector from end1's centre to the centre of
-    /// end2's image, `(R1 + R2 + g) n`; a ball-facet contact adds the
-    /// ball's side alone, `f (x) (xc - x1)` (the wall is outside the
-    /// material); `v_p` is a ball's fluctuating velocity. Sums run in
-    /// (model, lane, slot) order, then ball order, so the bits do not
-    /// depend on the thread count.
+    /// tension positive: `f` is the force on end2 of an active contact
+    /// and `d` the branch vector from end1's body centre to that of
+    /// end2's image: `(R1 + R2 + g) n` for two balls, the image of a block
+    /// or convex body nearest end1 less end1's centre otherwise; a pebble
+    /// end counts from its clump's centroid, its offset from it added to
+    /// the branch (which is thus the same whichever image met). A contact
+    /// with a facet adds its body's side alone, `f (x) (xc - x1)` (the
+    /// wall is outside the material). `v_p` is the fluctuating velocity
+    /// of a ball, a block, a convex body or a clump (pebbles move with
+    /// their clumps). Sums run in (model, lane, slot) order, then body
+    /// order, so the bits do not depend on the thread count.
     ///
     /// # Units
     /// Pa (N/m^2).
@@ -467,6 +463,19 @@ impl Simulation {
         let cell = self.cell.as_ref()?;
         let volume = cell.volume();
         let balls = BallsRef::of(&self.world);
+        let blocks = BlocksRef::of(&self.world);
+        let clumps = ClumpsRef::of(&self.world);
+        // A ball's offset from its body's centre: zero for a ball, from
+        // its clump's centroid for a pebble.
+        let offset = |i: usize| match balls.owner[i] {
+            o if o == Owner::FREE.0 => Vec3::ZERO,
+            o => balls.pos[i] - clumps.pos[o as usize],
+        };
+        // From `x1` to the image of a rigid body's centroid nearest it.
+        let to_image = |x1: Vec3, b: usize| {
+            let x2 = blocks.pos[b];
+            x2 + cell.image_shift(x1, x2) - x1
+        };
         let mut sum = Mat3::ZERO;
         let outer = |a: Vec3, b: Vec3| Mat3::from_cols(a * b.x, a * b.y, a * b.z);
         for m in &self.models {
@@ -482,17 +491,31 @@ impl Simulation {
                     let f = p.n * o.force[0] + p.s * o.force[1] + p.t * o.force[2];
                     let (a, b) = (st.end1[k].index(), st.end2[k].index());
                     let branch = match pair {
-                        PairKind::BallBall => p.n * (balls.radius[a] + balls.radius[b] + p.gap),
-                        PairKind::BallFacet => p.xc - balls.pos[a],
-                        _ => continue,
+                        PairKind::BallBall => {
+                            p.n * (balls.radius[a] + balls.radius[b] + p.gap) + offset(a)
+                                - offset(b)
+                        }
+                        PairKind::BallFacet => p.xc - balls.pos[a] + offset(a),
+                        PairKind::BallBlock | PairKind::BallConvex => {
+                            to_image(balls.pos[a], b) + offset(a)
+                        }
+                        PairKind::BlockBlock | PairKind::BlockConvex | PairKind::ConvexConvex => {
+                            to_image(blocks.pos[a], b)
+                        }
+                        PairKind::BlockFacet | PairKind::ConvexFacet => p.xc - blocks.pos[a],
                     };
                     sum += outer(f, branch);
                 }
             }
         }
-        for i in 0..balls.len() {
+        for i in (0..balls.len()).filter(|&i| balls.owner[i] == Owner::FREE.0) {
             let v = balls.vel[i];
             sum += outer(v, v) * balls.mass[i];
+        }
+        for (v, m) in [(&blocks.vel, &blocks.mass), (&clumps.vel, &clumps.mass)] {
+            for (v, m) in v.iter().zip(m.iter()) {
+                sum += outer(*v, *v) * *m;
+            }
         }
         Some(CellState {
             h: cell.h(),

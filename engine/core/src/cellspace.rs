@@ -570,25 +570,32 @@ impl CellSpace {
     }
 
     /// Whether two pieces are near enough to keep (or create) a contact:
-    /// the enlarged spheres of two balls or blocks overlap, or the cell
-    /// extents of one of them and a facet do.
+    /// the enlarged spheres of two balls or blocks overlap (at the nearest
+    /// image in a periodic cell), or the cell extents of one of them and a
+    /// facet do (facets do not repeat).
     #[inline]
     pub fn near(&self, a: Piece, b: Piece) -> bool {
         if a.is_ball() && b.is_ball() {
             let (pa, ra) = (self.ball_ref[a.index()], self.ball_reach[a.index()]);
             let (pb, rb) = (self.ball_ref[b.index()], self.ball_reach[b.index()]);
-            let d = match &self.periodic {
-                None => pa - pb,
-                // The nearest image in a periodic cell.
-                Some(grid) => grid.separation(pa, pb),
-            };
-            d.length_squared() <= (ra + rb) * (ra + rb)
+            self.spheres_meet(pa, ra, pb, rb)
         } else if !a.is_facet() && !b.is_facet() {
             let ((pa, ra), (pb, rb)) = (self.sphere(a), self.sphere(b));
-            (pa - pb).length_squared() <= (ra + rb) * (ra + rb)
+            self.spheres_meet(pa, ra, pb, rb)
         } else {
             self.extent(a).overlaps(self.extent(b))
         }
+    }
+
+    /// Whether the spheres `(pa, ra)` and `(pb, rb)` meet, at the nearest
+    /// image of `pb` in a periodic cell.
+    #[inline(always)]
+    fn spheres_meet(&self, pa: Vec3, ra: f64, pb: Vec3, rb: f64) -> bool {
+        let d = match &self.periodic {
+            None => pa - pb,
+            Some(grid) => grid.separation(pa, pb),
+        };
+        d.length_squared() <= (ra + rb) * (ra + rb)
     }
 
     /// Pairs `(a, b)` involving a re-binned piece that are [`CellSpace::near`],

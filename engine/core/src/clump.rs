@@ -25,7 +25,7 @@ use crate::body::{BallBundle, BallsMut, BallsRef, ClumpBundle, ClumpsMut, Clumps
 use crate::cellspace;
 use crate::error::{SetupError, StepError};
 use crate::math::{Quat, Vec3};
-use crate::motion::{ball_block, RigidColumns, Rule};
+use crate::motion::{ball_block, carry_with_cell, moving_cell, RigidColumns, Rule};
 use crate::rigid::PrincipalInertia;
 use crate::sim::Simulation;
 use crate::snapshot::BodyKind;
@@ -354,10 +354,20 @@ impl Simulation {
     /// pebble that left its cell extent is flagged for re-binning. A clump
     /// that blows up stops the run as a block does, its size the bounding
     /// radius of its template.
+    ///
+    /// In a periodic cell the clump's centroid moves with the mean field
+    /// and wraps into the cell as a block's does; its pebbles are placed
+    /// from the wrapped pose, so they stay next to their centroid and may
+    /// reach across a face (contacts find them through their images). A
+    /// rigid body does not deform with the cell: a pebble's total
+    /// velocity is the clump's, `v + L (x - origin)`, plus `w x (R o)`,
+    /// so its stored velocity, to which the kernels add the mean field at
+    /// the pebble, is `v + w x (R o) - L (R o)`.
     pub(crate) fn clump_motion(&mut self, dt: f64) -> Result<(), StepError> {
         let g = self.settings.gravity;
         let fraction = self.settings.blowup.fraction;
         let templates = &self.templates;
+        let cell = moving_cell(&self.cell);
         let mut c = ClumpsMut::of(&self.world);
         let n = c.len();
         self.pebble_moves.clear();
@@ -409,7 +419,9 @@ impl Simulation {
                     fixity: fixity[i],
                     ball_rotation: inertia[i].is_isotropic(),
                 };
+                let x0 = part.pos[j];
                 let finite = part.step(j, &rule, g, dt);
+                carry_with_cell(cell, x0, &mut part.pos[j], dt);
                 let (vn, w) = (part.vel[j], part.spin[j]);
                 if bad.is_none() {
                     bad = blowup::sign_of(finite, vn, w, t.radius, dt, fraction)
@@ -421,7 +433,11 @@ impl Simulation {
                 for &(offset, _) in &t.pebbles {
                     let arm = turn * offset;
                     let xp = x + arm;
-                    (px[row], pv[row], pw[row]) = (xp, vn + w.cross(arm), w);
+                    let mut vp = vn + w.cross(arm);
+                    if let Some(c) = cell {
+                        vp -= c.velocity_gradient * arm;
+                    }
+                    (px[row], pv[row], pw[row]) = (xp, vp, w);
                     let global = first_row + row;
                     let left = match refs {
                         Some((r, tol2)) => cellspace::left_reference(r[global], xp, tol2),

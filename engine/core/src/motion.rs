@@ -10,6 +10,7 @@
 use crate::balls::Fixity;
 use crate::blowup;
 use crate::body::{BallsMut, BallsRef, BlocksMut};
+use crate::cell::Cell;
 use crate::cellspace::{self};
 use crate::error::StepError;
 use crate::math::{Quat, Vec3};
@@ -56,10 +57,7 @@ impl Simulation {
         let free = self.first_pebble_row();
         let mut b = BallsMut::of(&self.world);
         let cells = self.cells.as_ref();
-        let cell = self
-            .cell
-            .as_ref()
-            .filter(|c| c.any_periodic() || c.deforms());
+        let cell = moving_cell(&self.cell);
         self.rebin.resize(b.pos.len(), true);
         let (pos, vel, spin, (inv_mass, inv_inertia), (damping, fixity)) = (
             &mut b.pos[..free],
@@ -187,11 +185,14 @@ impl Simulation {
     /// blows up stops the run as a ball does, its size the bounding radius
     /// of its shape and its turn the mean spin times `dt`. Convex bodies of
     /// plugin shapes move the same way, those with three equal moments by
-    /// the balls' rule (as clumps do).
+    /// the balls' rule (as clumps do). In a periodic cell a centroid moves
+    /// with the mean field too and wraps into the cell as a ball's centre
+    /// does ([`carry_with_cell`]).
     pub(crate) fn block_motion(&mut self, dt: f64) -> Result<(), StepError> {
         let g = self.settings.gravity;
         let fraction = self.settings.blowup.fraction;
         let shapes = &self.shapes;
+        let cell = moving_cell(&self.cell);
         let mut b = BlocksMut::of(&self.world);
         let n = b.len();
         if n == 0 {
@@ -232,7 +233,9 @@ impl Simulation {
                     ball_rotation: shapes[shape[i] as usize].convex.is_some()
                         && inertia[i].is_isotropic(),
                 };
+                let x0 = part.pos[j];
                 let finite = part.step(j, &rule, g, dt);
+                carry_with_cell(cell, x0, &mut part.pos[j], dt);
                 if bad.is_none() {
                     let size = shapes[shape[i] as usize].radius;
                     bad = blowup::sign_of(finite, part.vel[j], part.spin[j], size, dt, fraction)
@@ -246,6 +249,25 @@ impl Simulation {
             Some((i, sign)) => Err(self.blowup(BodyKind::Block, i as u64 + 1, sign)),
             None => Ok(()),
         }
+    }
+}
+
+/// The run's cell when it moves bodies: periodic along some edge
+/// (positions wrap) or deforming (positions move with the mean field).
+pub(crate) fn moving_cell(cell: &Option<Cell>) -> Option<&Cell> {
+    cell.as_ref().filter(|c| c.any_periodic() || c.deforms())
+}
+
+/// Carries a rigid body's centroid, which its own velocity took from `x0`
+/// to `x` over the step `dt`, with the cell's mean field
+/// (`L dt (x0 - origin)`) and wraps it into the cell along the periodic
+/// edges, as the balls' law of motion does a centre (see
+/// [`crate::cell`]). Velocity, spin and orientation are left alone, so a
+/// wrap changes none of their bits.
+#[inline]
+pub(crate) fn carry_with_cell(cell: Option<&Cell>, x0: Vec3, x: &mut Vec3, dt: f64) {
+    if let Some(c) = cell {
+        *x = c.wrap(*x + c.affine_step(x0, dt));
     }
 }
 

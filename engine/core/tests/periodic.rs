@@ -351,18 +351,6 @@ fn a_cell_too_thin_for_its_balls_is_refused() {
 }
 
 #[test]
-fn blocks_in_a_periodic_cell_are_refused() {
-    let (mut sim, _, _) = linear_sim(1e-5, [KN, KN, 0.3, 0.0, 0.0]);
-    let shape = talus_core::BlockShape::new("pebble", &pebble(3)).unwrap();
-    let shape = sim.add_shape(shape);
-    sim.add_block(block(shape, Vec3::splat(0.05), Default::default()))
-        .unwrap();
-    sim.set_cell(cube(0.2, Mat3::ZERO));
-    let e = sim.setup().unwrap_err().to_string();
-    assert!(e.contains("blocks and clumps are not supported"), "{e}");
-}
-
-#[test]
 fn a_servo_on_the_cell_holds_its_target_stress() {
     // A cubic lattice of touching balls, the cell servo-controlled along
     // z to a compression of 10 kPa: the lattice squeezes along z until

@@ -5,8 +5,8 @@
 //! span a positive volume (a right-handed set), never both; `periodic`
 //! has three flags (default: every axis periodic); `velocity_gradient`
 //! is three rows of three numbers (1/s, default zero), row `i` holding
-//! `dv_i/dx_j`. A cell periodic along any axis holds no blocks and no
-//! clumps (checked against those tables).
+//! `dv_i/dx_j`. Any body kind may sit in the cell; whether it is wide
+//! enough for its bodies is checked when the run starts.
 
 use serde_spanned::Spanned;
 

@@ -427,17 +427,7 @@ pub(crate) fn validate(src: &Source<'_>, spec: ConfigSpec, machine: Machine) -> 
 
     let cell = match spec.cell {
         None => None,
-        Some(c) => {
-            let span = c.span();
-            let cell = cell::cell_settings(&ctx, c)?;
-            if cell.cell.any_periodic() && !(blocks.is_empty() && clumps.is_empty()) {
-                return Err(ctx.invalid(
-                    &span,
-                    "a periodic [cell] holds balls (and walls across its non-periodic axes) only for now; remove the [[blocks]] and [[clumps]] or the [cell]",
-                ));
-            }
-            Some(cell)
-        }
+        Some(c) => Some(cell::cell_settings(&ctx, c)?),
     };
 
     ctx.reserve_cells(&run_span)?;

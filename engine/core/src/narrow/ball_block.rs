@@ -4,8 +4,8 @@
 //! same contact ended.
 
 use super::{
-    add_ball_end1, add_block_end, ball_motion, plane_geometry, Carried, Found, Masses, PairKernel,
-    Scene,
+    add_ball_end1, add_block_end, ball_motion, plane_geometry, rigid_image, rigid_motion, Carried,
+    Found, Masses, PairKernel, Scene,
 };
 use crate::contact::{Applied, Plane};
 use crate::inputs::Geometry;
@@ -18,14 +18,21 @@ use talus_sdk::ContactOutput;
 /// A ball (end1) and a block (end2).
 pub(crate) struct BallBlock;
 
-/// The block's closest surface point to `x` in world axes: the point, the
-/// signed distance from `x` (negative inside) and the outward normal there
-/// seen from `x`; `plane.feature` is the traversal's start and end facet.
+/// The closest surface point to `x` in world axes of the block with its
+/// centroid at `c` (its own or an image): the point, the signed distance
+/// from `x` (negative inside) and the outward normal there seen from `x`;
+/// `plane.feature` is the traversal's start and end facet.
 #[inline(always)]
-fn closest(scene: &Scene<'_>, plane: &mut Plane, x: Vec3, block: usize) -> (Vec3, f64, Vec3) {
+fn closest(
+    scene: &Scene<'_>,
+    plane: &mut Plane,
+    x: Vec3,
+    block: usize,
+    c: Vec3,
+) -> (Vec3, f64, Vec3) {
     let k = &scene.blocks;
     let shape = &k.shapes[k.shape[block] as usize];
-    let (q, c) = (k.orientation[block], k.pos[block]);
+    let q = k.orientation[block];
     let local = q.conjugate() * (x - c);
     let mut cache = FacetCache {
         facet: plane.feature,
@@ -36,13 +43,20 @@ fn closest(scene: &Scene<'_>, plane: &mut Plane, x: Vec3, block: usize) -> (Vec3
     (q * sp.point + c, sp.signed_distance, q * sp.normal)
 }
 
-/// The plane of ball `a` against block `b` (normal from the ball to the
-/// block, gap, location): the block's closest surface point to the ball's
-/// centre, a rounded block's surface lying `rounding` out from its core's.
+/// The plane of ball `a` against block `b` with its centroid at `c` (the
+/// image nearest the ball): normal from the ball to the block, gap,
+/// location; the block's closest surface point to the ball's centre, a
+/// rounded block's surface lying `rounding` out from its core's.
 #[inline(always)]
-fn ball_block_plane(scene: &Scene<'_>, plane: &mut Plane, a: usize, b: usize) -> (Vec3, f64, Vec3) {
+fn ball_block_plane(
+    scene: &Scene<'_>,
+    plane: &mut Plane,
+    a: usize,
+    b: usize,
+    c: Vec3,
+) -> (Vec3, f64, Vec3) {
     let (ra, xa) = (scene.radius[a], scene.pos[a]);
-    let (point, distance, outward) = closest(scene, plane, xa, b);
+    let (point, distance, outward) = closest(scene, plane, xa, b, c);
     let k = &scene.blocks;
     let rounding = k.shapes[k.shape[b] as usize].rounding;
     // From the ball towards the block: against the outward normal.
@@ -66,15 +80,17 @@ impl PairKernel for BallBlock {
         let (a, b) = (a.index(), b.index());
         let (ra, xa) = (scene.radius[a], scene.pos[a]);
         let k = &scene.blocks;
+        // In a periodic cell, the block's image nearest to the ball.
+        let c = rigid_image(scene, xa, b);
         if released {
             // Still out of reach of the block's bounding sphere? Then
             // nothing changes for the model.
             let reach = ra + k.shapes[k.shape[b] as usize].radius;
-            if (xa - k.pos[b]).length_squared() > reach * reach {
+            if (xa - c).length_squared() > reach * reach {
                 return None;
             }
         }
-        let (n, gap, xc) = ball_block_plane(scene, plane, a, b);
+        let (n, gap, xc) = ball_block_plane(scene, plane, a, b, c);
         if released && gap > 0.0 {
             return None;
         }
@@ -83,7 +99,7 @@ impl PairKernel for BallBlock {
             gap,
             xc,
             end1: ball_motion(scene, a),
-            end2: k.motion(b),
+            end2: rigid_motion(scene, b, c),
             region: 0,
             radius: [ra, 0.0],
         })
@@ -99,7 +115,7 @@ impl PairKernel for BallBlock {
         b: Piece,
     ) -> (Vec3, Vec3) {
         let x1 = scene.pos[a.index()];
-        let x2 = scene.blocks.pos[b.index()];
+        let x2 = rigid_image(scene, x1, b.index());
         ((p.xc - x1).cross(f), (p.xc - x2).cross(f))
     }
 
@@ -117,17 +133,14 @@ impl PairKernel for BallBlock {
     /// point (as a facet is).
     fn geometry(scene: &Scene<'_>, plane: &Plane, _cache: &[f64], a: Piece, b: Piece) -> Geometry {
         let (a, b) = (a.index(), b.index());
-        plane_geometry(
-            plane,
-            scene.radius[a],
-            None,
-            scene.pos[a],
-            scene.blocks.pos[b],
-        )
+        let x1 = scene.pos[a];
+        plane_geometry(plane, scene.radius[a], None, x1, rigid_image(scene, x1, b))
     }
 
     fn refresh(scene: &Scene<'_>, plane: &mut Plane, _cache: &mut [f64], a: Piece, b: Piece) {
-        (plane.n, plane.gap, plane.xc) = ball_block_plane(scene, plane, a.index(), b.index());
+        let (a, b) = (a.index(), b.index());
+        let c = rigid_image(scene, scene.pos[a], b);
+        (plane.n, plane.gap, plane.xc) = ball_block_plane(scene, plane, a, b, c);
     }
 
     fn effective_mass(masses: &Masses<'_>, a: Piece, b: Piece) -> f64 {
@@ -148,9 +161,10 @@ impl PairKernel for BallBlock {
         b: Piece,
     ) -> Option<Carried> {
         let (a, b) = (a.index(), b.index());
+        let c = rigid_image(scene, scene.pos[a], b);
         Some(Carried {
             end1: ball_motion(scene, a),
-            end2: scene.blocks.motion(b),
+            end2: rigid_motion(scene, b, c),
             radius: [scene.radius[a], 0.0],
         })
     }

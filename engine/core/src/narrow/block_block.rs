@@ -25,7 +25,10 @@
 //! taken as the cut area times the depth, exact for two faces pressed
 //! flat together.
 
-use super::{add_block_end, plane_geometry, Carried, Found, Masses, PairKernel, Scene};
+use super::{
+    add_block_end, plane_geometry, rigid_image, rigid_motion, Carried, Found, Masses, PairKernel,
+    Scene,
+};
 use crate::block::BlockResolution;
 use crate::block::BlockShape;
 use crate::contact::{Applied, Plane};
@@ -408,16 +411,23 @@ fn sound(a: &ConvexPolyhedron, b: &ConvexPolyhedron, volume: f64, centroid: Vec3
 }
 
 /// The plane of the contact between blocks `i` and `j` in world axes
-/// (normal, gap, location), or `None` when the query failed.
+/// (normal, gap, location), `j`'s centroid at `cb` (its image nearest
+/// `i`), or `None` when the query failed.
 #[inline]
-fn resolve(scene: &Scene<'_>, cache: &mut [f64], i: usize, j: usize) -> Option<(Vec3, f64, Vec3)> {
+fn resolve(
+    scene: &Scene<'_>,
+    cache: &mut [f64],
+    i: usize,
+    j: usize,
+    cb: Vec3,
+) -> Option<(Vec3, f64, Vec3)> {
     let k = &scene.blocks;
     let (sa, sb): (&BlockShape, &BlockShape) = (
         &k.shapes[k.shape[i] as usize],
         &k.shapes[k.shape[j] as usize],
     );
     let (qa, ca) = (k.orientation[i], k.pos[i]);
-    let (qb, cb) = (k.orientation[j], k.pos[j]);
+    let qb = k.orientation[j];
     let to_a = qa.conjugate();
     let (rotation, translation) = (to_a * qb, to_a * (cb - ca));
     let posed = Posed {
@@ -457,15 +467,18 @@ impl PairKernel for BlockBlock {
     ) -> Option<Found> {
         let (i, j) = (a.index(), b.index());
         let k = &scene.blocks;
+        // In a periodic cell, end2's image nearest to end1.
+        let (ca, cb) = (k.pos[i], rigid_image(scene, k.pos[i], j));
         if released {
             // Bounding spheres still apart: nothing changes for the model.
             let reach = k.shapes[k.shape[i] as usize].radius + k.shapes[k.shape[j] as usize].radius;
-            if (k.pos[j] - k.pos[i]).length_squared() > reach * reach {
+            if (cb - ca).length_squared() > reach * reach {
                 return None;
             }
         }
         // A failed query keeps the last plane (never a NaN force).
-        let (n, gap, xc) = resolve(scene, cache, i, j).unwrap_or((plane.n, plane.gap, plane.xc));
+        let (n, gap, xc) =
+            resolve(scene, cache, i, j, cb).unwrap_or((plane.n, plane.gap, plane.xc));
         if released && gap > 0.0 {
             return None;
         }
@@ -473,8 +486,8 @@ impl PairKernel for BlockBlock {
             n,
             gap,
             xc,
-            end1: k.motion(i),
-            end2: k.motion(j),
+            end1: rigid_motion(scene, i, ca),
+            end2: rigid_motion(scene, j, cb),
             region: 0,
             radius: [0.0, 0.0],
         })
@@ -489,8 +502,8 @@ impl PairKernel for BlockBlock {
         a: Piece,
         b: Piece,
     ) -> (Vec3, Vec3) {
-        let k = &scene.blocks;
-        let (x1, x2) = (k.pos[a.index()], k.pos[b.index()]);
+        let x1 = scene.blocks.pos[a.index()];
+        let x2 = rigid_image(scene, x1, b.index());
         ((p.xc - x1).cross(f), (p.xc - x2).cross(f))
     }
 
@@ -506,14 +519,17 @@ impl PairKernel for BlockBlock {
 
     fn geometry(scene: &Scene<'_>, plane: &Plane, cache: &[f64], a: Piece, b: Piece) -> Geometry {
         let k = &scene.blocks;
+        let x1 = k.pos[a.index()];
         Geometry {
             overlap: Some(overlap_of(cache, k.orientation[a.index()])),
-            ..plane_geometry(plane, 0.0, None, k.pos[a.index()], k.pos[b.index()])
+            ..plane_geometry(plane, 0.0, None, x1, rigid_image(scene, x1, b.index()))
         }
     }
 
     fn refresh(scene: &Scene<'_>, plane: &mut Plane, cache: &mut [f64], a: Piece, b: Piece) {
-        if let Some((n, gap, xc)) = resolve(scene, cache, a.index(), b.index()) {
+        let (i, j) = (a.index(), b.index());
+        let cb = rigid_image(scene, scene.blocks.pos[i], j);
+        if let Some((n, gap, xc)) = resolve(scene, cache, i, j, cb) {
             (plane.n, plane.gap, plane.xc) = (n, gap, xc);
         }
     }
@@ -536,9 +552,10 @@ impl PairKernel for BlockBlock {
         let k = &scene.blocks;
         let (i, j) = (a.index(), b.index());
         hold_warm_start(cache, k.orientation[i], plane.n);
+        let (ca, cb) = (k.pos[i], rigid_image(scene, k.pos[i], j));
         Some(Carried {
-            end1: k.motion(i),
-            end2: k.motion(j),
+            end1: rigid_motion(scene, i, ca),
+            end2: rigid_motion(scene, j, cb),
             radius: bond_radius(cache),
         })
     }

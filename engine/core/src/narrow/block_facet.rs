@@ -27,7 +27,8 @@ use super::block_block::{
     mode_of, overlap_of, query_rounded, set_vec, slot as base, vec_at, Other,
 };
 use super::{
-    add_block_end, facet_motion, plane_geometry, BlockScene, Found, Masses, PairKernel, Scene,
+    add_block_end, facet_motion, plane_geometry, rigid_motion, BlockScene, Found, Masses,
+    PairKernel, Scene,
 };
 use crate::block::BlockResolution;
 use crate::body::{walls, BlocksRef};
@@ -224,7 +225,7 @@ impl PairKernel for BlockFacet {
             n,
             gap,
             xc,
-            end1: scene.blocks.motion(a.index()),
+            end1: rigid_motion(scene, a.index(), scene.blocks.pos[a.index()]),
             end2: facet_motion(wall, f as usize, xc, xc),
             region: 0,
             radius: [0.0, 0.0],

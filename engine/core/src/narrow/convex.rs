@@ -21,8 +21,8 @@
 
 use super::block_block::{set_vec, vec_at};
 use super::{
-    add_ball_end1, add_block_end, ball_motion, plane_geometry, BlockScene, Found, Masses,
-    PairKernel, Scene,
+    add_ball_end1, add_block_end, ball_motion, plane_geometry, rigid_image, rigid_motion,
+    BlockScene, Found, Masses, PairKernel, Scene,
 };
 use crate::contact::{Applied, Plane};
 use crate::convex::Posed;
@@ -59,13 +59,25 @@ pub(super) fn posed<'a>(
     i: usize,
     fault: &'a RefCell<Option<String>>,
 ) -> Posed<'a> {
+    posed_at(k, i, k.pos[i], fault)
+}
+
+/// Body row `i` (a convex body) in world axes with its centroid at `x`
+/// (its own, or an image in a periodic cell).
+#[inline]
+fn posed_at<'a>(
+    k: &'a BlockScene<'_>,
+    i: usize,
+    x: Vec3,
+    fault: &'a RefCell<Option<String>>,
+) -> Posed<'a> {
     let shape = &k.shapes[k.shape[i] as usize];
     // Pieces of kind convex are made only for rows whose shape is one.
     let g = shape
         .convex
         .as_ref()
         .expect("a convex piece has a plugin shape");
-    Posed::new(g, k.orientation[i], k.pos[i], fault)
+    Posed::new(g, k.orientation[i], x, fault)
 }
 
 /// Notes a plugin failure of the contact of `a` and `b`, if there was one.
@@ -137,26 +149,34 @@ where
     m != Vec3::ZERO && (b.support_point(-m) - a.support_point(m)).dot(m) > 0.0
 }
 
-/// Whether the bounding spheres of rows `i` and `j` are apart.
+/// Whether the bounding spheres of rows `i` and `j` are apart, `j`'s
+/// centroid at `xj`.
 #[inline]
-fn out_of_reach(k: &BlockScene<'_>, i: usize, j: usize) -> bool {
+fn out_of_reach(k: &BlockScene<'_>, i: usize, j: usize, xj: Vec3) -> bool {
     let reach = k.shapes[k.shape[i] as usize].radius + k.shapes[k.shape[j] as usize].radius;
-    (k.pos[i] - k.pos[j]).length_squared() > reach * reach
+    (k.pos[i] - xj).length_squared() > reach * reach
 }
 
 /// Whether a released contact of two rows of the block archetype is
 /// still open: their bounding spheres apart, or the two apart along the
-/// contact's last normal.
+/// contact's last normal; end2's centroid at `xb` (its image nearest
+/// end1).
 #[inline(always)]
-fn still_apart(k: &BlockScene<'_>, cache: &[f64], (a, b): (Piece, Piece), block: bool) -> bool {
+fn still_apart(
+    k: &BlockScene<'_>,
+    cache: &[f64],
+    (a, b): (Piece, Piece),
+    xb: Vec3,
+    block: bool,
+) -> bool {
     let (i, j) = (a.index(), b.index());
-    if out_of_reach(k, i, j) {
+    if out_of_reach(k, i, j, xb) {
         return true;
     }
     let fault = RefCell::new(None);
     let m = vec_at(cache, 0);
     let apart = {
-        let pb = posed(k, j, &fault);
+        let pb = posed_at(k, j, xb, &fault);
         if block {
             apart_along(&block_solid(k, i), &pb, m)
         } else {
@@ -168,19 +188,21 @@ fn still_apart(k: &BlockScene<'_>, cache: &[f64], (a, b): (Piece, Piece), block:
 }
 
 /// The plane (normal, gap, location) of two rows of the block archetype,
-/// end2 a convex body and end1 a block (`block`) or a convex body.
+/// end2 a convex body with its centroid at `xb` (its image nearest end1)
+/// and end1 a block (`block`) or a convex body.
 #[inline(always)]
 fn rigid_plane(
     k: &BlockScene<'_>,
     cache: &mut [f64],
     (a, b): (Piece, Piece),
+    xb: Vec3,
     block: bool,
 ) -> Option<(Vec3, f64, Vec3)> {
     let (i, j) = (a.index(), b.index());
     let fault = RefCell::new(None);
     let hint = vec_at(cache, 0);
     let found = {
-        let pb = posed(k, j, &fault);
+        let pb = posed_at(k, j, xb, &fault);
         if block {
             contact_of(&block_solid(k, i), &pb, hint, false)
         } else {
@@ -220,10 +242,15 @@ macro_rules! rigid_pair_kernel {
                 released: bool,
             ) -> Option<Found> {
                 let k = &scene.blocks;
-                if released && still_apart(k, cache, (a, b), $block) {
+                // In a periodic cell, end2's image nearest to end1.
+                let (xa, xb) = (
+                    k.pos[a.index()],
+                    rigid_image(scene, k.pos[a.index()], b.index()),
+                );
+                if released && still_apart(k, cache, (a, b), xb, $block) {
                     return None;
                 }
-                let (n, gap, xc) = rigid_plane(k, cache, (a, b), $block)?;
+                let (n, gap, xc) = rigid_plane(k, cache, (a, b), xb, $block)?;
                 if released && gap > 0.0 {
                     return None;
                 }
@@ -231,8 +258,8 @@ macro_rules! rigid_pair_kernel {
                     n,
                     gap,
                     xc,
-                    end1: k.motion(a.index()),
-                    end2: k.motion(b.index()),
+                    end1: rigid_motion(scene, a.index(), xa),
+                    end2: rigid_motion(scene, b.index(), xb),
                     region: 0,
                     radius: [0.0, 0.0],
                 })
@@ -247,8 +274,8 @@ macro_rules! rigid_pair_kernel {
                 a: Piece,
                 b: Piece,
             ) -> (Vec3, Vec3) {
-                let k = &scene.blocks;
-                let (x1, x2) = (k.pos[a.index()], k.pos[b.index()]);
+                let x1 = scene.blocks.pos[a.index()];
+                let x2 = rigid_image(scene, x1, b.index());
                 ((p.xc - x1).cross(f), (p.xc - x2).cross(f))
             }
 
@@ -275,8 +302,8 @@ macro_rules! rigid_pair_kernel {
                 a: Piece,
                 b: Piece,
             ) -> Geometry {
-                let k = &scene.blocks;
-                plane_geometry(plane, 0.0, None, k.pos[a.index()], k.pos[b.index()])
+                let x1 = scene.blocks.pos[a.index()];
+                plane_geometry(plane, 0.0, None, x1, rigid_image(scene, x1, b.index()))
             }
 
             fn refresh(
@@ -286,7 +313,8 @@ macro_rules! rigid_pair_kernel {
                 a: Piece,
                 b: Piece,
             ) {
-                if let Some(found) = rigid_plane(&scene.blocks, cache, (a, b), $block) {
+                let xb = rigid_image(scene, scene.blocks.pos[a.index()], b.index());
+                if let Some(found) = rigid_plane(&scene.blocks, cache, (a, b), xb, $block) {
                     (plane.n, plane.gap, plane.xc) = found;
                 }
             }
@@ -302,21 +330,23 @@ macro_rules! rigid_pair_kernel {
 rigid_pair_kernel!(BlockConvex, PairKind::BlockConvex, true);
 rigid_pair_kernel!(ConvexConvex, PairKind::ConvexConvex, false);
 
-/// The plane of ball `a` against convex body `b` (normal from the ball to
-/// the body, gap, location).
+/// The plane of ball `a` against convex body `b` with its centroid at
+/// `xb` (its image nearest the ball): normal from the ball to the body,
+/// gap, location.
 #[inline(always)]
 fn ball_convex_plane(
     scene: &Scene<'_>,
     cache: &mut [f64],
     a: Piece,
     b: Piece,
+    xb: Vec3,
 ) -> Option<(Vec3, f64, Vec3)> {
     let (i, j) = (a.index(), b.index());
     let (ra, xa) = (scene.radius[i], scene.pos[i]);
     let k = &scene.blocks;
     let fault = RefCell::new(None);
     let found = {
-        let body = posed(k, j, &fault);
+        let body = posed_at(k, j, xb, &fault);
         if body.has_closest_point() {
             body.closest_point(xa).map(|p| {
                 // From the ball towards the body: against the outward
@@ -365,9 +395,11 @@ impl PairKernel for BallConvex {
         let (i, j) = (a.index(), b.index());
         let k = &scene.blocks;
         let ra = scene.radius[i];
+        // In a periodic cell, the body's image nearest to the ball.
+        let xb = rigid_image(scene, scene.pos[i], j);
         if released {
             let reach = ra + k.shapes[k.shape[j] as usize].radius;
-            if (scene.pos[i] - k.pos[j]).length_squared() > reach * reach {
+            if (scene.pos[i] - xb).length_squared() > reach * reach {
                 return None;
             }
             let fault = RefCell::new(None);
@@ -375,12 +407,12 @@ impl PairKernel for BallConvex {
                 center: scene.pos[i],
                 radius: ra,
             };
-            let apart = apart_along(&ball, &posed(k, j, &fault), vec_at(cache, 0));
+            let apart = apart_along(&ball, &posed_at(k, j, xb, &fault), vec_at(cache, 0));
             if apart && fault.into_inner().is_none() {
                 return None;
             }
         }
-        let (n, gap, xc) = ball_convex_plane(scene, cache, a, b)?;
+        let (n, gap, xc) = ball_convex_plane(scene, cache, a, b, xb)?;
         if released && gap > 0.0 {
             return None;
         }
@@ -389,7 +421,7 @@ impl PairKernel for BallConvex {
             gap,
             xc,
             end1: ball_motion(scene, i),
-            end2: k.motion(j),
+            end2: rigid_motion(scene, j, xb),
             region: 0,
             radius: [ra, 0.0],
         })
@@ -405,7 +437,7 @@ impl PairKernel for BallConvex {
         b: Piece,
     ) -> (Vec3, Vec3) {
         let x1 = scene.pos[a.index()];
-        let x2 = scene.blocks.pos[b.index()];
+        let x2 = rigid_image(scene, x1, b.index());
         ((p.xc - x1).cross(f), (p.xc - x2).cross(f))
     }
 
@@ -421,17 +453,13 @@ impl PairKernel for BallConvex {
 
     fn geometry(scene: &Scene<'_>, plane: &Plane, _cache: &[f64], a: Piece, b: Piece) -> Geometry {
         let (a, b) = (a.index(), b.index());
-        plane_geometry(
-            plane,
-            scene.radius[a],
-            None,
-            scene.pos[a],
-            scene.blocks.pos[b],
-        )
+        let x1 = scene.pos[a];
+        plane_geometry(plane, scene.radius[a], None, x1, rigid_image(scene, x1, b))
     }
 
     fn refresh(scene: &Scene<'_>, plane: &mut Plane, cache: &mut [f64], a: Piece, b: Piece) {
-        if let Some(found) = ball_convex_plane(scene, cache, a, b) {
+        let xb = rigid_image(scene, scene.pos[a.index()], b.index());
+        if let Some(found) = ball_convex_plane(scene, cache, a, b, xb) {
             (plane.n, plane.gap, plane.xc) = found;
         }
     }

@@ -23,7 +23,8 @@ use super::block_block::{set_vec, vec_at};
 use super::block_facet::{corners, plane_clusters, take_over, Swept};
 use super::convex::{contact_of, note_fault, posed};
 use super::{
-    add_block_end, facet_motion, plane_geometry, BlockScene, Found, Masses, PairKernel, Scene,
+    add_block_end, facet_motion, plane_geometry, rigid_motion, BlockScene, Found, Masses,
+    PairKernel, Scene,
 };
 use crate::body::{walls, BlocksRef};
 use crate::contact::{self, Applied, Plane, BATCH, CARRIED, CARRY_FORCE, RELEASED};
@@ -193,7 +194,7 @@ impl PairKernel for ConvexFacet {
             n,
             gap,
             xc,
-            end1: scene.blocks.motion(a.index()),
+            end1: rigid_motion(scene, a.index(), scene.blocks.pos[a.index()]),
             end2: facet_motion(wall, f as usize, xc, xc),
             region: 0,
             radius: [0.0, 0.0],

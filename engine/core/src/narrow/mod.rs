@@ -60,8 +60,9 @@ pub(crate) struct Scene<'a> {
     pub(crate) blocks: BlockScene<'a>,
     pub(crate) walls: &'a [Wall],
     pub(crate) owner: &'a [(u32, u32)],
-    /// The periodic cell, if the run has one: ball-ball contacts take
-    /// the nearest image of end2, and every ball end moves with the mean
+    /// The periodic cell, if the run has one: contacts between pieces
+    /// that repeat (balls, pebbles, blocks, convex bodies) take the
+    /// nearest image of end2, and every such end moves with the mean
     /// field (see [`crate::cell`]).
     pub(crate) cell: Option<&'a crate::cell::Cell>,
 }
@@ -184,16 +185,6 @@ impl<'a> BlockScene<'a> {
             shapes,
             guard,
             step,
-        }
-    }
-
-    /// The motion of block `i` (centroid, velocity, spin).
-    #[inline]
-    pub(crate) fn motion(&self, i: usize) -> EndMotion {
-        EndMotion {
-            x: self.pos[i],
-            v: self.vel[i],
-            w: self.spin[i],
         }
     }
 }
@@ -398,6 +389,37 @@ pub(crate) fn image_velocity(scene: &Scene<'_>, x: Vec3, b: usize) -> Vec3 {
     match scene.cell {
         None => v,
         Some(c) => v + c.mean_velocity(x),
+    }
+}
+
+/// The centroid of row `j` of the block archetype (a block or a convex
+/// body) as end2 of a contact whose end1 is at `x1`: in a periodic cell
+/// its image nearest to `x1`, as [`image_centre`] takes a ball's. Every
+/// query of the pair places end2 there, so a pair across a face meets as
+/// the same pair inside.
+#[inline(always)]
+pub(crate) fn rigid_image(scene: &Scene<'_>, x1: Vec3, j: usize) -> Vec3 {
+    let x = scene.blocks.pos[j];
+    match scene.cell {
+        None => x,
+        Some(c) => x + c.image_shift(x1, x),
+    }
+}
+
+/// The motion of row `i` of the block archetype with its centroid at `x`
+/// (its own, or the image [`rigid_image`] gives): in a periodic cell the
+/// stored (fluctuating) velocity plus the mean field at `x`, as for a
+/// ball.
+#[inline(always)]
+pub(crate) fn rigid_motion(scene: &Scene<'_>, i: usize, x: Vec3) -> EndMotion {
+    let v = scene.blocks.vel[i];
+    EndMotion {
+        x,
+        v: match scene.cell {
+            None => v,
+            Some(c) => v + c.mean_velocity(x),
+        },
+        w: scene.blocks.spin[i],
     }
 }
 

@@ -228,13 +228,7 @@ impl Simulation {
             .collect();
 
         drop(balls);
-        // Balls start inside the periodic cell.
-        if let Some(c) = self.cell.as_ref().filter(|c| c.any_periodic()) {
-            let mut b = BallsMut::of(&self.world);
-            for x in b.pos.iter_mut() {
-                *x = c.wrap(*x);
-            }
-        }
+        self.start_in_cell();
         let balls = BallsRef::of(&self.world);
         // Cell space over everything there is now, with a margin.
         let mut domain = Aabb::EMPTY;
@@ -278,8 +272,15 @@ impl Simulation {
         let mut cells = match self.cell.as_ref().filter(|c| c.any_periodic()) {
             None => CellSpace::new(domain.enlarged(cell), cell, tol),
             Some(c) => {
-                // Two near balls must see one image of each other only.
-                self.cell_min_width = 2.0 * cell;
+                // Two near pieces must see one image of each other only,
+                // and a clump must not reach its own image (its pebbles
+                // never meet each other): the bounding radii of clumps
+                // count too, though their pebbles bin as balls.
+                let clumps = crate::body::ClumpsRef::of(&self.world);
+                let r_body = (clumps.template.iter())
+                    .map(|&t| self.templates[t as usize].radius)
+                    .fold(r_max, f64::max);
+                self.cell_min_width = 4.0 * (r_body + tol);
                 CellSpace::periodic(c, domain.enlarged(cell), cell, tol)
             }
         };
@@ -324,5 +325,41 @@ impl Simulation {
         // velocities.
         self.energy_last = (self.step, self.energy_survey().total);
         Ok(())
+    }
+}
+
+impl Simulation {
+    /// Puts the bodies inside a periodic cell along its periodic edges
+    /// before step 0: free balls and rows of the block archetype by their
+    /// centre, clumps by their centroid with their pebbles moved along
+    /// (a pebble may then reach across a face). Bodies already inside
+    /// keep their bits.
+    fn start_in_cell(&self) {
+        let Some(c) = self.cell.as_ref().filter(|c| c.any_periodic()) else {
+            return;
+        };
+        let free = self.first_pebble_row();
+        let mut b = BallsMut::of(&self.world);
+        for x in b.pos[..free].iter_mut() {
+            *x = c.wrap(*x);
+        }
+        let mut k = crate::body::BlocksMut::of(&self.world);
+        for x in k.pos.iter_mut() {
+            *x = c.wrap(*x);
+        }
+        let mut clumps = crate::body::ClumpsMut::of(&self.world);
+        for (i, x) in clumps.pos.iter_mut().enumerate() {
+            let wrapped = c.wrap(*x);
+            if wrapped == *x {
+                continue;
+            }
+            let shift = wrapped - *x;
+            *x = wrapped;
+            let first = clumps.first[i] as usize;
+            let n = self.templates[clumps.template[i] as usize].pebbles.len();
+            for p in &mut b.pos[first..first + n] {
+                *p += shift;
+            }
+        }
     }
 }

@@ -78,6 +78,9 @@ pub struct Cell {
     h: Mat3,
     /// `h` inverted, kept with it.
     h_inv: Mat3,
+    /// The square of a distance below which a separation is its own
+    /// nearest image (see [`Cell::image_shift`]), kept with `h`.
+    own_sq: f64,
     /// Which edges are periodic.
     pub periodic: [bool; 3],
     /// The velocity gradient `L` (1/s): `dh/dt = L h`.
@@ -168,16 +171,19 @@ impl Cell {
                  determinant of {det}"
             )));
         }
-        Ok(Cell {
+        let mut cell = Cell {
             origin,
             h,
             h_inv: h.inverse(),
+            own_sq: 0.0,
             periodic,
             velocity_gradient: l,
             servo: None,
             stages: Vec::new(),
             begun: 0,
-        })
+        };
+        cell.own_sq = cell.own_distance_sq();
+        Ok(cell)
     }
 
     /// The axis-aligned box `min`..`max` as a cell.
@@ -214,6 +220,21 @@ impl Cell {
         ]
     }
 
+    /// The square of 0.49 times the smallest periodic width (infinite
+    /// without a periodic edge): a separation `d` shorter than half every
+    /// periodic width has fractional components below one half, `|s_k| =
+    /// |d . n_k| / w_k` with `n_k` the unit normal of the faces across
+    /// edge `k`, so rounding them gives no shift; 0.49 keeps that true
+    /// through the round-off of `s`.
+    fn own_distance_sq(&self) -> f64 {
+        let w = self.widths();
+        let near = (0..3)
+            .filter(|&k| self.periodic[k])
+            .map(|k| 0.49 * w[k])
+            .fold(f64::INFINITY, f64::min);
+        near * near
+    }
+
     /// Fractional coordinates of `x`.
     #[inline]
     pub fn fractional(&self, x: Vec3) -> Vec3 {
@@ -227,7 +248,12 @@ impl Cell {
     /// near.
     #[inline]
     pub fn image_shift(&self, x1: Vec3, x2: Vec3) -> Vec3 {
-        let s = self.h_inv * (x2 - x1);
+        let d = x2 - x1;
+        // Most pairs are near inside the cell: no product, no rounding.
+        if d.length_squared() < self.own_sq {
+            return Vec3::ZERO;
+        }
+        let s = self.h_inv * d;
         let m = Vec3::new(
             if self.periodic[0] { -nearest(s.x) } else { 0.0 },
             if self.periodic[1] { -nearest(s.y) } else { 0.0 },
@@ -311,6 +337,7 @@ impl Cell {
         }
         self.h += (self.velocity_gradient * dt) * self.h;
         self.h_inv = self.h.inverse();
+        self.own_sq = self.own_distance_sq();
     }
 
     /// The mean-field displacement of a point at `x` over a step `dt`,
@@ -606,6 +633,27 @@ mod tests {
         }
         assert!(nearest(f64::NAN).is_nan() && floor(f64::NAN).is_nan());
         assert_eq!(floor(-0.0), 0.0);
+    }
+
+    #[test]
+    fn pairs_near_inside_the_cell_take_the_shift_rounding_gives() {
+        // The shortcut for short separations against the rounding of the
+        // fractional separation, on pairs up to a whole cell apart.
+        let c = sheared();
+        let mut shortcut = 0;
+        for i in 0..4000 {
+            let t = i as f64;
+            let f = |k: f64| ((t * k).sin() * 43758.5453).fract();
+            let x1 = c.origin + c.h() * Vec3::new(f(1.1), f(2.3), f(3.7));
+            let d = Vec3::new(f(5.9), f(7.1), f(9.3)) * 1.2;
+            let x2 = x1 + d;
+            let s = c.h_inv * (x2 - x1);
+            let m = Vec3::new(-s.x.round(), -s.y.round(), 0.0);
+            assert_eq!(c.image_shift(x1, x2), c.h() * m, "{x1} {x2}");
+            shortcut += usize::from((x2 - x1).length_squared() < c.own_sq);
+        }
+        // Both paths were taken.
+        assert!((400..3600).contains(&shortcut), "{shortcut}");
     }
 
     #[test]

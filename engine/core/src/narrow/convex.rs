@@ -125,13 +125,14 @@ impl SupportMap for BlockSolid<'_> {
     }
 }
 
-fn block_solid<'a>(k: &'a BlockScene<'_>, i: usize) -> BlockSolid<'a> {
+/// Block row `i` with its centroid at `x`.
+fn block_solid<'a>(k: &'a BlockScene<'_>, i: usize, x: Vec3) -> BlockSolid<'a> {
     let shape = &k.shapes[k.shape[i] as usize];
     BlockSolid {
         core: talus_geometry::support::Posed {
             shape: &shape.polyhedron,
             rotation: k.orientation[i],
-            translation: k.pos[i],
+            translation: x,
         },
         rounding: shape.rounding,
     }
@@ -176,11 +177,12 @@ fn still_apart(
     let fault = RefCell::new(None);
     let m = vec_at(cache, 0);
     let apart = {
-        let pb = posed_at(k, j, xb, &fault);
+        // About end1's centroid, as `rigid_plane` queries.
+        let pb = posed_at(k, j, xb - k.pos[i], &fault);
         if block {
-            apart_along(&block_solid(k, i), &pb, m)
+            apart_along(&block_solid(k, i, Vec3::ZERO), &pb, m)
         } else {
-            apart_along(&posed(k, i, &fault), &pb, m)
+            apart_along(&posed_at(k, i, Vec3::ZERO, &fault), &pb, m)
         }
     };
     // A failed query is found again, and reported, by the full search.
@@ -201,12 +203,17 @@ fn rigid_plane(
     let (i, j) = (a.index(), b.index());
     let fault = RefCell::new(None);
     let hint = vec_at(cache, 0);
+    // The pair is queried about end1's centroid: its answer then depends
+    // on the two bodies' relative pose alone, not on where in the world
+    // (or in which image of a periodic cell) they meet, and its
+    // tolerances act on coordinates of the bodies' size.
+    let origin = k.pos[i];
     let found = {
-        let pb = posed_at(k, j, xb, &fault);
+        let pb = posed_at(k, j, xb - origin, &fault);
         if block {
-            contact_of(&block_solid(k, i), &pb, hint, false)
+            contact_of(&block_solid(k, i, Vec3::ZERO), &pb, hint, false)
         } else {
-            contact_of(&posed(k, i, &fault), &pb, hint, true)
+            contact_of(&posed_at(k, i, Vec3::ZERO, &fault), &pb, hint, true)
         }
     };
     let failed = fault.borrow().is_some();
@@ -220,7 +227,7 @@ fn rigid_plane(
     set_vec(cache, 0, c.normal);
     // Halfway between the convex end's witness and the other's surface:
     // a block's witness on a face is any point of it.
-    let xc = c.point_b - 0.5 * c.gap * c.normal;
+    let xc = origin + (c.point_b - 0.5 * c.gap * c.normal);
     Some((c.normal, c.gap, xc))
 }
 

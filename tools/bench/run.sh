@@ -37,8 +37,8 @@ fi
 case $NL in
   10k)
     CONFIG=configs/bench/${CASE}10k.toml
-    [ $CASE = pdense ] && CONFIG=configs/bench/dense10k_periodic.toml
-    [ $CASE = settle ] && XYZ=configs/bench/data/lat10k.xyz || XYZ=configs/bench/data/dense10k.xyz;;
+    [ $CASE = settle ] && XYZ=configs/bench/data/lat10k.xyz || XYZ=configs/bench/data/dense10k.xyz
+    [ $CASE = pdense ] && CONFIG=configs/bench/dense10k_periodic.toml && XYZ=configs/bench/data/pdense10k.xyz;;
   50k)
     [ $CASE = pdense ] && { echo "pdense is a 10k case" >&2; exit 2; }
     [ -d "$PEERS" ] || { echo "the 50k cases need the peers kit: not found at $PEERS (set PEERS=DIR)" >&2; exit 2; }

@@ -58,6 +58,8 @@ impl Simulation {
         let mut b = BallsMut::of(&self.world);
         let cells = self.cells.as_ref();
         let cell = moving_cell(&self.cell);
+        // A still cell carries nothing (its step would add zeros).
+        let deforming = cell.is_some_and(|c| c.deforms());
         self.rebin.resize(b.pos.len(), true);
         let (pos, vel, spin, (inv_mass, inv_inertia), (damping, fixity)) = (
             &mut b.pos[..free],
@@ -128,7 +130,10 @@ impl Simulation {
                         // Carried with the cell (the stored velocity is the
                         // fluctuation), then wrapped into it: velocity and
                         // spin stay as they are.
-                        xn = c.wrap(xn + c.affine_step(x[i], dt));
+                        if deforming {
+                            xn += c.affine_step(x[i], dt);
+                        }
+                        xn = c.wrap(xn);
                     }
                     (x[i], v[i], w[i]) = (xn, vn, wn);
                     // Whether contact detection must re-bin the ball

@@ -2,7 +2,7 @@
 # Run the dense 10k case in a periodic cell (x and y periodic, the floor only) with LIGGGHTS and print one result
 # line in the form of the peers kit's run_peer.sh.
 # usage: tools/bench/peers/run_periodic.sh RANKS
-# env: STEPS (default 10000), DT (default 2e-6), PEERS (the peers kit, for data/dense10k.data or .xyz; default
+# env: STEPS (default 10000), DT (default 2e-6), PEERS (the peers kit, for xyz_to_data.py; default
 #      ../shared/peers relative to the repository root), MPIRUN (default "mpirun --allow-run-as-root --oversubscribe -np")
 # Logs go to tools/bench/out/.
 set -eu
@@ -15,10 +15,12 @@ PEERS=${PEERS:-$ROOT/../shared/peers}
 MPIRUN=${MPIRUN:-"mpirun --allow-run-as-root --oversubscribe -np"}
 OUTB=$ROOT/tools/bench/out
 mkdir -p "$OUTB"
-DATA=$PEERS/data/dense10k.data
-if [ ! -f "$DATA" ]; then
-  DATA=$OUTB/dense10k.data
-  [ -f "$DATA" ] || python3 "$PEERS/xyz_to_data.py" "$PEERS/data/dense10k.xyz" "$DATA" "dense 10k start state" > /dev/null
+# The start state: the peers' dense bed settled again in the cell (configs/bench/data/pdense10k.xyz), converted
+# with the peers kit's xyz_to_data.py.
+XYZ=$ROOT/configs/bench/data/pdense10k.xyz
+DATA=$OUTB/pdense10k.data
+if [ ! -f "$DATA" ] || [ "$XYZ" -nt "$DATA" ]; then
+  python3 "$PEERS/xyz_to_data.py" "$XYZ" "$DATA" "dense 10k bed settled in a cell periodic along x and y" > /dev/null
 fi
 TAG=liggghts_pdense_10k_${STEPS}_np${RANKS}
 if ! ( cd "$OUTB" && $MPIRUN "$RANKS" liggghts -in "$ROOT/tools/bench/peers/liggghts_periodic.in" -log none \

@@ -208,8 +208,10 @@ pub struct ContactRow<'a> {
     pub state: &'a [f64],
     /// With the six-DOF frame (see [`crate::ContactFrame`]): the
     /// generalized displacements `[u_n, u_s, u_t, phi_t, phi_bs, phi_bt]`
-    /// (m, m, m, rad, rad, rad; see [`crate::contact::Displacements`]).
-    pub dof: Option<&'a crate::contact::Displacements>,
+    /// (m, m, m, rad, rad, rad; see [`crate::contact::Displacements`]),
+    /// `u_n` being [`ContactRow::gap`] (brought up to date for open
+    /// contacts as the gap is).
+    pub dof: Option<crate::contact::Displacements>,
 }
 
 /// The kind of a body.
@@ -468,7 +470,11 @@ impl<'a> Snapshot<'a> {
                     moment_local: o.moment,
                     moment: global(o.moment),
                     state: st.state_of(k),
-                    dof: st.dof.get(k),
+                    dof: st.dof.get(k).map(|u| {
+                        let mut u = *u;
+                        u[0] = p.gap;
+                        u
+                    }),
                 }
             })
         })

@@ -223,9 +223,11 @@ pub fn populate(cfg: &RunConfig, registry: &ModelRegistry) -> Result<Simulation>
                     .unwrap_or(&rule.location);
                 error_at(at, format!("model '{}': {e}", rule.model))
             })?;
-        let model = match sim.model_index(&rule.model) {
+        // Pairings of one model that choose different frames are
+        // different runtimes of it (see `Simulation::add_model_with_frame`).
+        let model = match sim.model_index_with_frame(&rule.model, rule.frame) {
             Some(m) => m,
-            None => sim.add_model(registered.entry.clone()),
+            None => sim.add_model_with_frame(registered.entry.clone(), rule.frame),
         };
         let (ga, gb) = (sim.group(&a), sim.group(&b));
         sim.assign(ga, gb, model, values)

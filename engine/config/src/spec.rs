@@ -331,6 +331,10 @@ choice!(
     BlockResolutionSpec { Reduced = "reduced", Full = "full", Potential = "potential" }
 );
 choice!(
+    /// `frame` of `[[models]]`: how contacts carry their frame.
+    FrameSpec { Rotations = "rotations", SixDof = "six_dof" }
+);
+choice!(
     /// `side` of a `[[walls]] inactive` entry.
     SideSpec { Front = "front", Back = "back", Both = "both" }
 );
@@ -633,6 +637,8 @@ pub(crate) struct ModelSpec {
     pub groups: S<Vec<S<String>>>,
     pub properties: Option<S<PropertiesSpec>>,
     pub block_resolution: Option<S<BlockResolutionSpec>>,
+    pub frame: Option<S<FrameSpec>>,
+    pub no_ratchet: Option<S<bool>>,
 }
 
 /// `[[bonds]]`.

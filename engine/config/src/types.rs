@@ -17,7 +17,7 @@ use talus_core::generate::{BlockOrientation, RadiusDist};
 use talus_core::math::Quat;
 use talus_core::wall::{Deformation, Resolution, RigidMotion, Servo};
 use talus_core::{Aabb, BlockShape, Fixity, Timestep, Vec3};
-use talus_core::{BlockResolution, BlowUpLimits};
+use talus_core::{BlockResolution, BlowUpLimits, ContactFrame};
 
 use crate::error::Location;
 
@@ -152,6 +152,10 @@ pub struct ModelAssignment {
     /// How block contacts between the two groups are resolved
     /// (`block_resolution`); `None` takes `[run] block_resolution`.
     pub block_resolution: Option<BlockResolution>,
+    /// How the contacts between the two groups carry their frame
+    /// (`frame`, and `no_ratchet` for the six-DOF frame); the default is
+    /// [`ContactFrame::Rotations`].
+    pub frame: ContactFrame,
     /// The `[[models]]` table.
     pub location: Location,
 }

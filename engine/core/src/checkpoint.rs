@@ -17,7 +17,8 @@
 //! of blocks and clumps, the clumps' pebble rows among the balls, the last cycle's force, moment and timestep stiffness);
 //! every wall whole (its vertices, frames, motion and servo); every
 //! contact lane whole (ids, pieces, planes, flags, model state, the last
-//! outputs, warm starts, the chunk order counters); the cell space (each
+//! outputs, warm starts, the six-DOF displacements of the lanes that keep
+//! them, the chunk order counters); the cell space (each
 //! piece's extent and reference point, so that re-binning happens at the
 //! same steps); the periodic cell (its shape, velocity gradient and stages); the wall logic's links between contacts; the next contact
 //! id; which bond installs have happened; the block fallback log; the
@@ -46,7 +47,7 @@ use crate::wall::Wall;
 const MAGIC: [u8; 8] = *b"TALUSCKP";
 /// Version of the layout after the magic; a checkpoint of another version
 /// is refused.
-pub const FORMAT: u32 = 5;
+pub const FORMAT: u32 = 6;
 
 /// Why a checkpoint cannot be read or restored.
 #[derive(Debug, thiserror::Error)]
@@ -373,6 +374,17 @@ impl Simulation {
                     "model '{}' has {} state slots here, {n_state} in the checkpoint",
                     m.name,
                     m.n_state()
+                )));
+            }
+            // A lane of the six-DOF frame reads a displacement column that
+            // the others do not keep.
+            if let Some(saved) = lanes.iter().find(|l| l.store.six_dof != m.frame.six_dof()) {
+                let frame = |six: bool| if six { "six_dof" } else { "rotations" };
+                return Err(CheckpointError::Mismatch(format!(
+                    "model '{}' carries its contact frames by '{}' here, by '{}' in the checkpoint",
+                    m.name,
+                    frame(m.frame.six_dof()),
+                    frame(saved.store.six_dof)
                 )));
             }
         }

@@ -16,7 +16,8 @@
 //! part in the wall stage.
 
 use crate::block::BlockResolution;
-use crate::contact::ContactStore;
+use crate::contact::six_dof::{FrameUpdate, Rotations, SixDof};
+use crate::contact::{ContactFrame, ContactStore};
 use crate::narrow::{
     self, BallBall, BallBlock, BallConvex, BallFacet, BlockBlock, BlockConvex, BlockFacet,
     ConvexConvex, ConvexFacet, Masses, PairKernel, Scene,
@@ -43,13 +44,22 @@ pub struct Lane {
 }
 
 impl Lane {
-    /// An empty lane of kind `pair` for a model with `n_state` state slots.
-    pub(crate) fn new(pair: PairKind, n_state: usize) -> Lane {
+    /// An empty lane of kind `pair` for a model with `n_state` state
+    /// slots, whose contacts carry their frame as `frame` says.
+    pub(crate) fn new(pair: PairKind, n_state: usize, frame: ContactFrame) -> Lane {
+        let table = match frame {
+            ContactFrame::Rotations => &KERNELS,
+            ContactFrame::SixDof { no_ratchet: false } => &KERNELS_SIX_DOF,
+            ContactFrame::SixDof { no_ratchet: true } => &KERNELS_NO_RATCHET,
+        };
+        let kernel = &table[pair.index()];
+        let mut store = ContactStore::with_cache(n_state, kernel.cache);
+        store.six_dof = frame != ContactFrame::Rotations;
         Lane {
             pair,
-            store: ContactStore::with_cache(n_state, KERNELS[pair.index()].cache),
+            store,
             lone: Vec::new(),
-            kernel: &KERNELS[pair.index()],
+            kernel,
         }
     }
 
@@ -82,11 +92,11 @@ pub(crate) struct LaneKernel {
     pub(crate) init: fn(&mut [f64], BlockResolution),
 }
 
-const fn kernels_of<K: PairKernel>() -> LaneKernel {
+const fn kernels_of<K: PairKernel, F: FrameUpdate>() -> LaneKernel {
     LaneKernel {
         pair: K::PAIR,
         cache: K::CACHE,
-        run: pass::run_chunk::<K>,
+        run: pass::run_chunk::<K, F>,
         first_non_finite: crate::sums::first_non_finite::<K>,
         refresh: narrow::refresh_lane::<K>,
         mass: K::effective_mass,
@@ -94,27 +104,36 @@ const fn kernels_of<K: PairKernel>() -> LaneKernel {
     }
 }
 
-/// The kernels of every pair kind, at the kind's index: the one table
-/// from which each lane takes its own.
-pub(crate) static KERNELS: [LaneKernel; PairKind::ALL.len()] = TABLE;
-
-const TABLE: [LaneKernel; PairKind::ALL.len()] = [
-    kernels_of::<BallBall>(),
-    kernels_of::<BallFacet>(),
-    kernels_of::<BallBlock>(),
-    kernels_of::<BlockBlock>(),
-    kernels_of::<BlockFacet>(),
-    kernels_of::<BallConvex>(),
-    kernels_of::<BlockConvex>(),
-    kernels_of::<ConvexConvex>(),
-    kernels_of::<ConvexFacet>(),
-];
-
-// Each kind's kernels sit at its index.
-const _: () = {
+/// The kernels of every pair kind, at the kind's index, for a frame
+/// update `F`.
+const fn table<F: FrameUpdate>() -> [LaneKernel; PairKind::ALL.len()] {
+    let table = [
+        kernels_of::<BallBall, F>(),
+        kernels_of::<BallFacet, F>(),
+        kernels_of::<BallBlock, F>(),
+        kernels_of::<BlockBlock, F>(),
+        kernels_of::<BlockFacet, F>(),
+        kernels_of::<BallConvex, F>(),
+        kernels_of::<BlockConvex, F>(),
+        kernels_of::<ConvexConvex, F>(),
+        kernels_of::<ConvexFacet, F>(),
+    ];
+    // Each kind's kernels sit at its index.
     let mut i = 0;
-    while i < TABLE.len() {
-        assert!(TABLE[i].pair as usize == i);
+    while i < table.len() {
+        assert!(table[i].pair as usize == i);
         i += 1;
     }
-};
+    table
+}
+
+/// The kernels of every pair kind with the default frame update (seed
+/// 002's two rotations): the table from which most lanes take their own.
+pub(crate) static KERNELS: [LaneKernel; PairKind::ALL.len()] = table::<Rotations>();
+
+/// The same with the six-DOF frame (seed 004), branch vectors to the
+/// contact location.
+static KERNELS_SIX_DOF: [LaneKernel; PairKind::ALL.len()] = table::<SixDof<false>>();
+
+/// The same with the six-DOF frame and the no-ratchet branch vectors.
+static KERNELS_NO_RATCHET: [LaneKernel; PairKind::ALL.len()] = table::<SixDof<true>>();

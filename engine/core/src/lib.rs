@@ -54,7 +54,7 @@ pub use body::{BallsMut, BallsRef};
 pub use bond::{BondBreak, BondInstall, BreakMode};
 pub use cell::{Cell, CellServo, CellStage, CellState};
 pub use clump::{ClumpInit, ClumpTemplate};
-pub use contact::BATCH;
+pub use contact::{ContactFrame, BATCH};
 pub use convex::{ConvexShape, ShapeMass, ShapePoint};
 pub use error::{SetupError, StepError};
 pub use lane::Lane;

@@ -206,6 +206,12 @@ pub struct ContactRow<'a> {
     /// The model's state slots, in the order the model declares them
     /// (see [`ModelInfo::state_slots`]).
     pub state: &'a [f64],
+    /// With the six-DOF frame (see [`crate::ContactFrame`]): the
+    /// generalized displacements `[u_n, u_s, u_t, phi_t, phi_bs, phi_bt]`
+    /// (m, m, m, rad, rad, rad; see [`crate::contact::Displacements`]),
+    /// `u_n` being [`ContactRow::gap`] (brought up to date for open
+    /// contacts as the gap is).
+    pub dof: Option<crate::contact::Displacements>,
 }
 
 /// The kind of a body.
@@ -309,6 +315,11 @@ impl<'a> ModelInfo<'a> {
     /// The model's name.
     pub fn name(&self) -> &'a str {
         &self.model.name
+    }
+
+    /// How the model's contacts (of this runtime) carry their frame.
+    pub fn frame(&self) -> crate::ContactFrame {
+        self.model.frame
     }
 
     /// The state slots the model declares, in the order of
@@ -459,6 +470,11 @@ impl<'a> Snapshot<'a> {
                     moment_local: o.moment,
                     moment: global(o.moment),
                     state: st.state_of(k),
+                    dof: st.dof.get(k).map(|u| {
+                        let mut u = *u;
+                        u[0] = p.gap;
+                        u
+                    }),
                 }
             })
         })

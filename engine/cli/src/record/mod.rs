@@ -25,7 +25,43 @@ struct StateColumn {
 /// The output layout of a run's state columns.
 pub struct Recorder {
     state_columns: Vec<StateColumn>,
+    /// Whether the contacts table has the six-DOF columns
+    /// ([`SIX_DOF_COLUMNS`]): some model pairing chose that frame.
+    six_dof: bool,
+    /// Whether every model pairing chose it (then no row is null).
+    all_six_dof: bool,
 }
+
+/// The six-DOF displacements of a contact (name, unit, description), in
+/// the order of [`talus_core::contact::Displacements`].
+const SIX_DOF_COLUMNS: [(&str, &str, &str); 6] = [
+    ("u_n", "m", "six-DOF frame: normal displacement, the gap"),
+    (
+        "u_s",
+        "m",
+        "six-DOF frame: shear displacement along s, summed in the mid-step frames",
+    ),
+    (
+        "u_t",
+        "m",
+        "six-DOF frame: shear displacement along t, summed in the mid-step frames",
+    ),
+    (
+        "phi_t",
+        "rad",
+        "six-DOF frame: twist about n, summed in the mid-step frames",
+    ),
+    (
+        "phi_bs",
+        "rad",
+        "six-DOF frame: bend about s, summed in the mid-step frames",
+    ),
+    (
+        "phi_bt",
+        "rad",
+        "six-DOF frame: bend about t, summed in the mid-step frames",
+    ),
+];
 
 /// The contacts table's columns after `gap`, one value each per contact
 /// (name, unit, description), in the order of [`contact_values`].
@@ -194,8 +230,12 @@ impl Recorder {
                 });
             }
         }
+        let six_dof = snap.models().any(|m| m.frame().six_dof());
+        let all_six_dof = snap.models().all(|m| m.frame().six_dof());
         Recorder {
             state_columns: cols,
+            six_dof,
+            all_six_dof,
         }
     }
 
@@ -219,6 +259,8 @@ impl Recorder {
         let mut state: Vec<Vec<Option<f64>>> = (0..self.state_columns.len())
             .map(|_| Vec::with_capacity(n))
             .collect();
+        let n_dof = if self.six_dof { n } else { 0 };
+        let mut dof: [Vec<Option<f64>>; 6] = std::array::from_fn(|_| Vec::with_capacity(n_dof));
         let or_minus_one = |id: Option<u64>| id.map_or(-1, |id| id as i64);
         for c in snap.contacts() {
             id.push(c.id);
@@ -242,6 +284,11 @@ impl Recorder {
             }
             for (col, sc) in state.iter_mut().zip(&self.state_columns) {
                 col.push(sc.slot_of_model[c.model].map(|s| c.state[s]));
+            }
+            if self.six_dof {
+                for (k, col) in dof.iter_mut().enumerate() {
+                    col.push(c.dof.map(|u| u[k]));
+                }
             }
         }
         let mut f = step_and_time(snap, n)
@@ -326,6 +373,16 @@ impl Recorder {
             );
         for ((name, unit, doc), col) in CONTACT_SCALARS.into_iter().zip(scalars) {
             f = f.push(name, unit, doc, Column::F64(col));
+        }
+        if self.six_dof {
+            for ((name, unit, doc), col) in SIX_DOF_COLUMNS.into_iter().zip(dof) {
+                let column = if self.all_six_dof {
+                    Column::F64(col.into_iter().map(|v| v.unwrap_or(f64::NAN)).collect())
+                } else {
+                    Column::OptF64(col)
+                };
+                f = f.push(name, unit, doc, column);
+            }
         }
         let all_models = |sc: &StateColumn| sc.slot_of_model.iter().all(Option::is_some);
         for (sc, col) in self.state_columns.iter().zip(state) {
@@ -655,7 +712,8 @@ mod tests {
     }
 
     /// Two touching balls resting on a one-facet floor, with the linear
-    /// model, after one cycle.
+    /// model (the ball-facet pairing with the six-DOF frame), after one
+    /// cycle.
     fn small_run() -> Simulation {
         let mut sim = Simulation::new(Settings {
             gravity: Vec3::new(0.0, 0.0, -9.81),
@@ -665,10 +723,12 @@ mod tests {
         let (g, w) = (sim.group("grain"), sim.group("wall"));
         let root = talus_plugin_linear::root_module();
         let entry = talus_sdk::ModelEntry::from_abi((root.models())()[0]).unwrap();
-        let m = sim.add_model(entry);
+        let m = sim.add_model(entry.clone());
+        let six_dof = talus_core::ContactFrame::SixDof { no_ratchet: false };
+        let m6 = sim.add_model_with_frame(entry, six_dof);
         let props = vec![1e5, 5e4, 0.5, 0.1, 0.1];
         sim.assign(g, g, m, props.clone()).unwrap();
-        sim.assign(g, w, m, props).unwrap();
+        sim.assign(g, w, m6, props).unwrap();
         for x in [0.0, 0.0019] {
             sim.add_ball(BallInit {
                 pos: Vec3::new(x, 0.0, 0.00099),

@@ -9,10 +9,11 @@
 use std::ops::Range;
 
 use serde_spanned::Spanned;
+use talus_core::ContactFrame;
 
 use super::{block_resolution, Ctx, Result};
 use crate::error::Location;
-use crate::spec::ModelSpec;
+use crate::spec::{FrameSpec, ModelSpec};
 use crate::types::ModelAssignment;
 
 /// The validated rule and the span of its `groups` (what duplicates point at).
@@ -65,11 +66,34 @@ pub(super) fn model(
     // toml's map order depends on its features; sort so the order is fixed.
     properties.sort_by(|a, b| a.0.cmp(&b.0));
     let block_resolution = m.block_resolution.map(|r| block_resolution(r.into_inner()));
+    let six_dof = m
+        .frame
+        .as_ref()
+        .is_some_and(|f| *f.get_ref() == FrameSpec::SixDof);
+    let frame = match m.no_ratchet {
+        Some(nr) if !six_dof => {
+            return Err(ctx.invalid(
+                &nr.span(),
+                format!(
+                    "'no_ratchet' in {table} chooses the branch vectors of the six-DOF frame; \
+                     it needs frame = \"six_dof\""
+                ),
+            ))
+        }
+        nr if six_dof => ContactFrame::SixDof {
+            // Branch vectors to the contact location by default: a rigid
+            // motion then gives no increment at any overlap, and the
+            // relative velocity is the default update's (docs/config.md).
+            no_ratchet: nr.is_some_and(|b| b.into_inner()),
+        },
+        _ => ContactFrame::Rotations,
+    };
     let assignment = ModelAssignment {
         model: name.to_owned(),
         groups: names,
         properties,
         block_resolution,
+        frame,
         location,
     };
     Ok((assignment, groups_span))

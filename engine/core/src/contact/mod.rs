@@ -213,7 +213,10 @@ pub struct Applied {
     pub stiffness: f64,
 }
 
+pub mod six_dof;
 mod store;
+
+pub use six_dof::{ContactFrame, Displacements};
 
 pub(crate) use store::{cache_chunks, item_cuts};
 pub use store::{ContactStore, Setup, BATCH};

@@ -100,6 +100,13 @@ pub struct ContactStore {
     pub cache: Vec<f64>,
     /// Cache values per contact (0: none).
     pub cache_stride: usize,
+    /// In lanes with the six-DOF frame, the generalized displacements of
+    /// each contact (see [`super::six_dof::Displacements`]); empty in the
+    /// others.
+    pub dof: Vec<super::Displacements>,
+    /// Whether the lane keeps [`ContactStore::dof`] (its model pairing
+    /// chose the six-DOF frame).
+    pub six_dof: bool,
     /// Storage per contact in `state`: `max(n_state, 1)`, so that chunks of
     /// the state line up with chunks of contacts even without state.
     pub stride: usize,
@@ -182,6 +189,9 @@ impl ContactStore {
         self.state.extend(std::iter::repeat_n(0.0, self.stride));
         self.cache
             .extend(std::iter::repeat_n(0.0, self.cache_stride));
+        if self.six_dof {
+            self.dof.push([0.0; 6]);
+        }
         self.id.len() - 1
     }
 
@@ -290,7 +300,12 @@ impl ContactStore {
                 .zip(self.state.chunks_mut(BATCH * n)),
         );
         let nc = self.cache_stride;
-        let columns = columns.zip(cache_chunks(&mut self.cache, nc, n_chunks));
+        let nd = usize::from(self.six_dof);
+        let columns = columns.zip(
+            cache_chunks(&mut self.cache, nc, n_chunks)
+                .into_iter()
+                .zip(cache_chunks(&mut self.dof, nd, n_chunks)),
+        );
         // Only the chunks that change.
         let changed: Vec<usize> = (0..n_chunks).filter(|&c| orders[c].is_some()).collect();
         let cuts = owners.map(|o| item_cuts(o, &changed));
@@ -300,7 +315,8 @@ impl ContactStore {
         crate::team::map_cut(
             jobs.collect(),
             cuts.as_deref(),
-            |_, ((((((id, end1), (end2, plane)), (setup, output)), (carry, state)), cache), order)| {
+            |_, ((columns, (cache, dof)), order)| {
+                let ((((id, end1), (end2, plane)), (setup, output)), (carry, state)) = columns;
                 reorder(id, order, 1);
                 reorder(end1, order, 1);
                 reorder(end2, order, 1);
@@ -310,6 +326,7 @@ impl ContactStore {
                 reorder(carry, order, 1);
                 reorder(state, order, n);
                 reorder(cache, order, nc);
+                reorder(dof, order, nd);
             },
         );
         moved
@@ -339,14 +356,18 @@ impl ContactStore {
             head[slot * n..(slot + 1) * n].copy_from_slice(&tail[..n]);
         }
         self.cache.truncate(last * n);
+        if self.six_dof {
+            self.dof.swap_remove(slot);
+        }
     }
 }
 
-/// The cache column cut into `n_chunks` chunks of [`BATCH`] contacts
-/// (empty slices when the kernel keeps no cache).
-pub(crate) fn cache_chunks(cache: &mut [f64], stride: usize, n_chunks: usize) -> Vec<&mut [f64]> {
+/// A column of `stride` values per contact (the cache, the six-DOF
+/// displacements) cut into `n_chunks` chunks of [`BATCH`] contacts (empty
+/// slices when the lane keeps none).
+pub(crate) fn cache_chunks<T>(cache: &mut [T], stride: usize, n_chunks: usize) -> Vec<&mut [T]> {
     if stride == 0 {
-        (0..n_chunks).map(|_| <&mut [f64]>::default()).collect()
+        (0..n_chunks).map(|_| <&mut [T]>::default()).collect()
     } else {
         cache.chunks_mut(BATCH * stride).collect()
     }

@@ -13,7 +13,10 @@
 use crate::block::BlockResolution;
 use crate::block::BlockShape;
 use crate::body::{walls, BallsRef, BlocksRef};
-use crate::contact::{self, Applied, EndMotion, Plane, Setup, ENGINE_BITS, HELD, RELEASED};
+use crate::contact::six_dof::{self, FrameUpdate};
+use crate::contact::{
+    self, Applied, Displacements, EndMotion, Plane, Setup, ENGINE_BITS, HELD, RELEASED,
+};
 use crate::inputs::Geometry;
 use crate::math::{Quat, Vec3};
 use crate::piece::{PairKind, Piece};
@@ -499,15 +502,57 @@ pub(crate) fn refresh_lane<K: PairKernel>(
     planes
 }
 
-/// Resolves one contact of kind `K`: contact plane, frame and increments,
-/// written to `input`; returns false, leaving `input` alone, for an open
-/// contact its model has released.
+/// Which ends of a pair kind are balls (or pebbles): those whose branch
+/// vector the no-ratchet choice of the six-DOF frame takes along the
+/// normal.
+pub(crate) const fn ball_ends(pair: PairKind) -> [bool; 2] {
+    match pair {
+        PairKind::BallBall => [true, true],
+        PairKind::BallFacet | PairKind::BallBlock | PairKind::BallConvex => [true, false],
+        _ => [false, false],
+    }
+}
+
+/// The frame update and the increments of a contact whose plane (location,
+/// gap) is this step's and whose normal is `n`, by the lane's frame update
+/// `F`; `u` is the contact's six-DOF displacements (not read by the
+/// default update).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(crate) fn resolve_one<K: PairKernel>(
+fn frame_and_increments<K: PairKernel, F: FrameUpdate>(
+    plane: &mut Plane,
+    u: &mut Displacements,
+    n: Vec3,
+    end1: &EndMotion,
+    end2: &EndMotion,
+    radius: [f64; 2],
+    dt: f64,
+    input: &mut ContactInput,
+) {
+    if F::SIX_DOF {
+        let branches = six_dof::Branches {
+            radius,
+            ball: ball_ends(K::PAIR),
+            no_ratchet: F::NO_RATCHET,
+        };
+        six_dof::update(plane, u, n, (end1, end2), &branches, dt, input);
+    } else {
+        contact::update_frame(plane, n, end1.w, end2.w, dt);
+        contact::increments(plane, end1, end2, dt, input);
+    }
+}
+
+/// Resolves one contact of kind `K`: contact plane, frame and increments,
+/// written to `input`, by the lane's frame update `F` (with `u` the
+/// contact's six-DOF displacements); returns false, leaving `input`
+/// alone, for an open contact its model has released.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn resolve_one<K: PairKernel, F: FrameUpdate>(
     scene: &Scene<'_>,
     plane: &mut Plane,
     cache: &mut [f64],
+    u: &mut Displacements,
     setup: &Setup,
     a: Piece,
     b: Piece,
@@ -517,7 +562,7 @@ pub(crate) fn resolve_one<K: PairKernel>(
 ) -> bool {
     if K::CARRIES_BONDS && setup.flags & HELD != 0 {
         if let Some(c) = K::carried(scene, plane, cache, a, b) {
-            carry_bonded(plane, &c, setup, dt, input);
+            carry_bonded::<K, F>(plane, u, &c, setup, dt, input);
             return true;
         }
     }
@@ -549,10 +594,14 @@ pub(crate) fn resolve_one<K: PairKernel>(
     if open {
         plane.n = n;
         plane.initialised = false;
+        if F::SIX_DOF {
+            // The contact starts afresh when it closes, as its frame and
+            // the model's state do.
+            *u = [gap, 0.0, 0.0, 0.0, 0.0, 0.0];
+        }
         return true;
     }
-    contact::update_frame(plane, n, end1.w, end2.w, dt);
-    contact::increments(plane, &end1, &end2, dt, input);
+    frame_and_increments::<K, F>(plane, u, n, &end1, &end2, radius, dt, input);
     true
 }
 
@@ -574,15 +623,25 @@ pub(crate) fn resolve_one<K: PairKernel>(
 /// increment. Under a rigid motion of both pieces together their
 /// material velocities at the location are one, so the increments
 /// vanish and the gap stays as it was.
+///
+/// With the six-DOF frame the normal so turned is the one the frame is
+/// carried to, and the accumulated normal displacement is the carried
+/// gap.
 #[inline(always)]
-fn carry_bonded(plane: &mut Plane, c: &Carried, setup: &Setup, dt: f64, input: &mut ContactInput) {
+fn carry_bonded<K: PairKernel, F: FrameUpdate>(
+    plane: &mut Plane,
+    u: &mut Displacements,
+    c: &Carried,
+    setup: &Setup,
+    dt: f64,
+    input: &mut ContactInput,
+) {
     let (e1, e2) = (&c.end1, &c.end2);
     let moved =
         |e: &EndMotion| e.x + Quat::from_scaled_axis(e.w * dt) * (plane.xc - e.x + e.v * dt);
     let xc = 0.5 * (moved(e1) + moved(e2));
     let turn = Quat::from_scaled_axis(0.5 * (e1.w + e2.w) * dt);
     let n = (turn * plane.n).normalize();
-    contact::update_frame(plane, n, e1.w, e2.w, dt);
     plane.xc = xc;
     *input = ContactInput {
         mass: setup.mass,
@@ -591,9 +650,12 @@ fn carry_bonded(plane: &mut Plane, c: &Carried, setup: &Setup, dt: f64, input: &
         flags: setup.flags & !ENGINE_BITS,
         ..Default::default()
     };
-    contact::increments(plane, e1, e2, dt, input);
+    frame_and_increments::<K, F>(plane, u, n, e1, e2, c.radius, dt, input);
     plane.gap += input.delta_n;
     input.gap = plane.gap;
+    if F::SIX_DOF {
+        u[0] = plane.gap;
+    }
 }
 
 /// Converts a model output to what a contact of kind `K` applies in global

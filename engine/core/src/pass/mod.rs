@@ -12,6 +12,7 @@
 
 use crate::body::{walls, walls_mut, BallsMut, BlocksMut};
 use crate::bond::InstallNow;
+use crate::contact::six_dof::FrameUpdate;
 use crate::contact::{
     self, ContactStore, BATCH, BOND_NEAREST, CARRIED, CARRY_FORCE, CARRY_STIFFNESS, HELD, RELEASED,
 };
@@ -392,6 +393,9 @@ pub(crate) struct Chunk<'a> {
     pub(crate) state: &'a mut [f64],
     /// The kernel's cache values ([`PairKernel::CACHE`] per contact).
     pub(crate) cache: &'a mut [f64],
+    /// The six-DOF displacements (one per contact in six-DOF lanes, empty
+    /// in the others).
+    pub(crate) dof: &'a mut [contact::Displacements],
     pub(crate) carry: &'a mut [u8],
     pub(crate) end1: &'a [Piece],
     pub(crate) end2: &'a [Piece],
@@ -406,11 +410,9 @@ impl ContactStore {
     ) -> (Vec<Chunk<'a>>, &'a [Piece], &'a [Piece]) {
         let stride = self.stride;
         let (end1, end2) = (&self.end1[..], &self.end2[..]);
-        let caches = contact::cache_chunks(
-            &mut self.cache,
-            self.cache_stride,
-            self.id.len().div_ceil(BATCH),
-        );
+        let n_chunks = self.id.len().div_ceil(BATCH);
+        let caches = contact::cache_chunks(&mut self.cache, self.cache_stride, n_chunks);
+        let dofs = contact::cache_chunks(&mut self.dof, usize::from(self.six_dof), n_chunks);
         let chunks = self
             .plane
             .chunks_mut(BATCH)
@@ -420,9 +422,12 @@ impl ContactStore {
             .zip(self.carry.chunks_mut(BATCH))
             .zip(end1.chunks(BATCH).zip(end2.chunks(BATCH)))
             .zip(lone.chunks(LONE_WORDS))
-            .zip(caches)
+            .zip(caches.into_iter().zip(dofs))
             .map(
-                |(((((((plane, setup), output), state), carry), (end1, end2)), lone), cache)| {
+                |(
+                    ((((((plane, setup), output), state), carry), (end1, end2)), lone),
+                    (cache, dof),
+                )| {
                     Chunk {
                         lone,
                         plane,
@@ -430,6 +435,7 @@ impl ContactStore {
                         output,
                         state,
                         cache,
+                        dof,
                         carry,
                         end1,
                         end2,
@@ -503,7 +509,7 @@ pub(crate) struct ChunkPass<'a> {
 /// into the segment loop it ran 10-12 % slower on a dense pack (same
 /// instructions, worse register use).
 #[inline(never)]
-pub(crate) fn run_chunk<K: PairKernel>(
+pub(crate) fn run_chunk<K: PairKernel, F: FrameUpdate>(
     pass: &ChunkPass<'_>,
     ch: Chunk<'_>,
     scratch: &mut Scratch,
@@ -534,16 +540,25 @@ pub(crate) fn run_chunk<K: PairKernel>(
     // The run being extended: its start and one past its last busy
     // contact.
     let mut run: Option<(usize, usize)> = None;
+    let mut unused: contact::Displacements = [0.0; 6];
     // The idle bits of each word gather in a register: set one at a
     // time in the array, every released contact waited for the
     // previous one's store to the same word.
     for (w, word) in idle.iter_mut().enumerate().take(len.div_ceil(64)) {
         let mut bits = 0u64;
         for k in w * 64..(w * 64 + 64).min(len) {
-            let busy = resolve_one::<K>(
+            // The column is empty in lanes without the six-DOF frame,
+            // which never read what they are given in its place.
+            let dof = if F::SIX_DOF {
+                &mut ch.dof[k]
+            } else {
+                &mut unused
+            };
+            let busy = resolve_one::<K, F>(
                 &pass.scene,
                 &mut plane[k],
                 &mut ch.cache[k * K::CACHE..(k + 1) * K::CACHE],
+                dof,
                 &setup[k],
                 end1[k],
                 end2[k],

@@ -9,7 +9,7 @@ use crate::block::BlockResolution;
 use crate::blowup::BlowUpLimits;
 use crate::body::{self, BallBundle, BallsMut, BallsRef, Col, ColMut, WallBody, WallBundle};
 use crate::cellspace::CellSpace;
-use crate::contact::{ContactStore, CARRY_FORCE};
+use crate::contact::{ContactFrame, ContactStore, CARRY_FORCE};
 use crate::error::SetupError;
 use crate::lane::Lane;
 use crate::math::Vec3;
@@ -75,6 +75,9 @@ pub struct ModelRuntime {
     pub name: String,
     /// The plugin's entry (descriptor and kernels).
     pub entry: ModelEntry,
+    /// How its contacts carry their frame (every lane of the runtime the
+    /// same).
+    pub frame: ContactFrame,
     /// Properties per set.
     pub n_props: usize,
     /// Property sets, row-major.
@@ -350,26 +353,44 @@ impl Simulation {
         self.walls().len()
     }
 
-    /// Registers a model; returns its index.
+    /// Registers a model whose contacts carry their frame by the default
+    /// update; returns its index.
     pub fn add_model(&mut self, entry: ModelEntry) -> usize {
+        self.add_model_with_frame(entry, ContactFrame::Rotations)
+    }
+
+    /// Registers a model whose contacts carry their frame as `frame` says;
+    /// returns its index. One model may be registered once per frame: its
+    /// pairings that choose another frame are another runtime of it, with
+    /// lanes of their own, so that each lane's loop has one frame update.
+    pub fn add_model_with_frame(&mut self, entry: ModelEntry, frame: ContactFrame) -> usize {
         let n_state = entry.descriptor.state.len();
         self.models.push(ModelRuntime {
             name: entry.descriptor.name.to_string(),
             n_props: entry.descriptor.properties.len(),
             entry,
+            frame,
             props: Vec::new(),
             lanes: PairKind::ALL
                 .iter()
-                .map(|&p| Lane::new(p, n_state))
+                .map(|&p| Lane::new(p, n_state, frame))
                 .collect(),
             plan: SegmentPlan::default(),
         });
         self.models.len() - 1
     }
 
-    /// Index of the model named `name`, if registered.
+    /// Index of the model named `name` with the default frame update, if
+    /// registered.
     pub fn model_index(&self, name: &str) -> Option<usize> {
-        self.models.iter().position(|m| m.name == name)
+        self.model_index_with_frame(name, ContactFrame::Rotations)
+    }
+
+    /// Index of the model named `name` registered with `frame`, if any.
+    pub fn model_index_with_frame(&self, name: &str, frame: ContactFrame) -> Option<usize> {
+        self.models
+            .iter()
+            .position(|m| m.name == name && m.frame == frame)
     }
 
     /// Assigns `model` with property values `props` (descriptor order) to

@@ -222,10 +222,11 @@ fn an_idle_input_carries_a_nan_gap_and_the_linear_model_repeats_its_release() {
         mass: 1e-5,
         ..Default::default()
     };
-    let busy = resolve_one::<BallBall>(
+    let busy = resolve_one::<BallBall, crate::contact::six_dof::Rotations>(
         &scene,
         &mut plane,
         &mut [],
+        &mut [0.0; 6],
         &setup,
         Piece::ball(0),
         Piece::ball(1),

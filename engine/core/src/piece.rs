@@ -192,6 +192,15 @@ impl PairKind {
         self as usize
     }
 
+    /// Whether one end is a rigid body (a block or a convex body): such
+    /// contacts cost tens to hundreds of times a ball pair's, and vary
+    /// from pair to pair. Their lanes follow the others in
+    /// [`PairKind::ALL`].
+    #[inline]
+    pub const fn is_rigid(self) -> bool {
+        !matches!(self, PairKind::BallBall | PairKind::BallFacet)
+    }
+
     /// The pair kind of a contact between `end1` and `end2`, the lower
     /// piece first; `None` for pieces that do not make contacts (two
     /// facets: walls do not meet walls).

@@ -111,6 +111,32 @@ pub(crate) struct Deferred {
     pub(crate) stiffness: f64,
 }
 
+impl Deferred {
+    /// Adds the contribution to its target: a ball below `balls.len`,
+    /// else a block.
+    ///
+    /// # Safety
+    /// No other thread adds to the same target meanwhile.
+    #[inline]
+    pub(crate) unsafe fn add_to(&self, [balls, blocks]: [Columns<'_>; 2]) {
+        let t = self.target as usize;
+        // SAFETY: as the caller promises.
+        unsafe {
+            if t < balls.len {
+                balls.add(t, self.end, self.force, self.torque, self.stiffness)
+            } else {
+                blocks.add(
+                    t - balls.len,
+                    self.end,
+                    self.force,
+                    self.torque,
+                    self.stiffness,
+                )
+            }
+        }
+    }
+}
+
 /// What the contacts of each chunk apply to the walls, summed in slot
 /// order within the chunk; the walls' totals add these up lane by lane and
 /// chunk by chunk, so that they do not depend on how the pass is cut into

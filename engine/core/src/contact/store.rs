@@ -302,9 +302,9 @@ impl ContactStore {
         let nc = self.cache_stride;
         let nd = usize::from(self.six_dof);
         let columns = columns.zip(
-            cache_chunks(&mut self.cache, nc, n_chunks)
+            cache_chunks(&mut self.cache, nc, BATCH, n_chunks)
                 .into_iter()
-                .zip(cache_chunks(&mut self.dof, nd, n_chunks)),
+                .zip(cache_chunks(&mut self.dof, nd, BATCH, n_chunks)),
         );
         // Only the chunks that change.
         let changed: Vec<usize> = (0..n_chunks).filter(|&c| orders[c].is_some()).collect();
@@ -363,13 +363,18 @@ impl ContactStore {
 }
 
 /// A column of `stride` values per contact (the cache, the six-DOF
-/// displacements) cut into `n_chunks` chunks of [`BATCH`] contacts (empty
+/// displacements) cut into `n_chunks` chunks of `size` contacts (empty
 /// slices when the lane keeps none).
-pub(crate) fn cache_chunks<T>(cache: &mut [T], stride: usize, n_chunks: usize) -> Vec<&mut [T]> {
+pub(crate) fn cache_chunks<T>(
+    cache: &mut [T],
+    stride: usize,
+    size: usize,
+    n_chunks: usize,
+) -> Vec<&mut [T]> {
     if stride == 0 {
         (0..n_chunks).map(|_| <&mut [T]>::default()).collect()
     } else {
-        cache.chunks_mut(BATCH * stride).collect()
+        cache.chunks_mut(size * stride).collect()
     }
 }
 

@@ -32,16 +32,17 @@ use super::{
 };
 use crate::block::BlockResolution;
 use crate::body::{walls, BlocksRef};
-use crate::contact::{self, Applied, Plane, BATCH, CARRIED, CARRY_FORCE, RELEASED};
+use crate::contact::ContactStore;
+use crate::contact::{self, Applied, Plane, CARRIED, CARRY_FORCE, RELEASED};
 use crate::error::StepError;
 use crate::inputs::Geometry;
 use crate::math::{Quat, Vec3};
+use crate::pass::units::for_each_unit;
 use crate::piece::{PairKind, Piece};
 use crate::sim::Simulation;
 use crate::sums::{End, Sums};
 use crate::wall::{Wall, BACK, FRONT};
 use crate::wall_logic::{self, Transfer};
-use rayon::prelude::*;
 use talus_geometry::{extrude_facet, ConvexPolyhedron, SupportMap, Triangle};
 use talus_sdk::abi_stable::std_types::{RSlice, RSliceMut};
 use talus_sdk::{flags, ContactOutput, StateEvent};
@@ -309,37 +310,18 @@ impl Simulation {
         let mut state = Vec::new();
         for m in self.models.iter_mut() {
             let st = &mut m.lanes[lane].store;
-            let n_chunks = st.len().div_ceil(BATCH);
-            let caches = contact::cache_chunks(&mut st.cache, slot::LEN, n_chunks);
-            st.setup
-                .par_chunks_mut(BATCH)
-                .zip(caches)
-                .zip(st.end1.par_chunks(BATCH).zip(st.end2.par_chunks(BATCH)))
-                .for_each(|((setup, cache), (end1, end2))| {
-                    for (j, s) in setup.iter_mut().enumerate() {
-                        s.flags &= !flags::SUPPRESSED;
-                        let cache = &mut cache[j * slot::LEN..(j + 1) * slot::LEN];
-                        let (wi, f) = owner[end2[j].index()];
-                        let wall = &walls[wi as usize];
-                        // A contact its model released while open stays
-                        // apart, its plane as it was, while the block's
-                        // bounding sphere misses the facet's.
-                        if s.flags & RELEASED != 0 && out_of_reach(&k, end1[j].index(), wall, f) {
-                            continue;
-                        }
-                        // A failed query keeps the last plane.
-                        let facet = (f as usize, end2[j]);
-                        if let Some(found) = resolve(&k, wall, facet, cache, end1[j].index()) {
-                            store(cache, found);
-                        }
-                        // A block on a side of the facet marked inactive
-                        // (the side decided while apart) meets nothing.
-                        let side = if cache[slot::SIDE] < 0.0 { BACK } else { FRONT };
-                        if wall.inactive[f as usize] & side != 0 {
-                            s.flags = (s.flags | flags::SUPPRESSED) & !CARRIED;
-                        }
-                    }
-                });
+            // A contact its model released while open stays apart, its
+            // plane as it was, while the block's bounding sphere misses
+            // the facet's.
+            let apart = |i: usize, wall: &Wall, f: u32, _: &[f64]| out_of_reach(&k, i, wall, f);
+            let resolve = |wall: &Wall, facet: (usize, Piece), cache: &mut [f64], i: usize| {
+                // A failed query keeps the last plane.
+                if let Some(found) = resolve(&k, wall, facet, cache, i) {
+                    store(cache, found);
+                }
+            };
+            let slots = (slot::LEN, slot::SIDE);
+            resolve_facet_lane(st, (walls, owner), slots, apart, resolve);
             let tol = |b: usize| 1e-9 * k.shapes[k.shape[b] as usize].radius;
             let slots = (slot::LEN, slot::GAP, slot::SIDE);
             for c in plane_clusters(st, owner, walls, slots, tol) {
@@ -352,6 +334,47 @@ impl Simulation {
         }
         Ok(())
     }
+}
+
+/// The parallel part of a rigid body's facet stage, shared by blocks and
+/// convex bodies: every contact of the lane `st` resolved by `resolve`
+/// (which stores its plane in the cache) unless it was released and
+/// `apart` says it is still out of reach, and suppressed on a side of
+/// its facet marked inactive. `slots` gives the cache's length and where
+/// the side sits in it. Runs in units (see [`for_each_unit`]).
+pub(super) fn resolve_facet_lane(
+    st: &mut ContactStore,
+    (walls, owner): (&[Wall], &[(u32, u32)]),
+    (len, side_at): (usize, usize),
+    apart: impl Fn(usize, &Wall, u32, &[f64]) -> bool + Sync,
+    resolve: impl Fn(&Wall, (usize, Piece), &mut [f64], usize) + Sync,
+) {
+    let ends = (&st.end1[..], &st.end2[..]);
+    for_each_unit(
+        &mut st.setup,
+        &mut st.cache,
+        len,
+        ends,
+        |_, setup, cache, end1, end2| {
+            for (j, s) in setup.iter_mut().enumerate() {
+                s.flags &= !flags::SUPPRESSED;
+                let cache = &mut cache[j * len..(j + 1) * len];
+                let (wi, f) = owner[end2[j].index()];
+                let wall = &walls[wi as usize];
+                let body = end1[j].index();
+                if s.flags & RELEASED != 0 && apart(body, wall, f, cache) {
+                    continue;
+                }
+                resolve(wall, (f as usize, end2[j]), cache, body);
+                // A body on a side of the facet marked inactive (the side
+                // decided while apart) meets nothing.
+                let side = if cache[side_at] < 0.0 { BACK } else { FRONT };
+                if wall.inactive[f as usize] & side != 0 {
+                    s.flags = (s.flags | flags::SUPPRESSED) & !CARRIED;
+                }
+            }
+        },
+    );
 }
 
 /// The contacts of one rigid body with the coplanar facets of one wall on

@@ -20,22 +20,21 @@
 //! decides where the prism goes, and stays while the body overlaps.
 
 use super::block_block::{set_vec, vec_at};
-use super::block_facet::{corners, plane_clusters, take_over, Swept};
+use super::block_facet::{corners, plane_clusters, resolve_facet_lane, take_over, Swept};
 use super::convex::{contact_of, note_fault, posed};
 use super::{
     add_block_end, facet_motion, plane_geometry, rigid_motion, BlockScene, Found, Masses,
     PairKernel, Scene,
 };
 use crate::body::{walls, BlocksRef};
-use crate::contact::{self, Applied, Plane, BATCH, CARRIED, CARRY_FORCE, RELEASED};
+use crate::contact::{Applied, Plane, CARRIED, CARRY_FORCE};
 use crate::error::StepError;
 use crate::inputs::Geometry;
 use crate::math::Vec3;
 use crate::piece::{PairKind, Piece};
 use crate::sim::Simulation;
 use crate::sums::{End, Sums};
-use crate::wall::{Wall, BACK, FRONT};
-use rayon::prelude::*;
+use crate::wall::Wall;
 use std::cell::RefCell;
 use talus_geometry::{SupportMap, Triangle};
 use talus_sdk::{flags, ContactOutput};
@@ -266,34 +265,16 @@ impl Simulation {
         let mut state = Vec::new();
         for m in self.models.iter_mut() {
             let st = &mut m.lanes[lane].store;
-            let n_chunks = st.len().div_ceil(BATCH);
-            let caches = contact::cache_chunks(&mut st.cache, slot::LEN, n_chunks);
-            st.setup
-                .par_chunks_mut(BATCH)
-                .zip(caches)
-                .zip(st.end1.par_chunks(BATCH).zip(st.end2.par_chunks(BATCH)))
-                .for_each(|((setup, cache), (end1, end2))| {
-                    for (j, s) in setup.iter_mut().enumerate() {
-                        s.flags &= !flags::SUPPRESSED;
-                        let cache = &mut cache[j * slot::LEN..(j + 1) * slot::LEN];
-                        let (wi, f) = owner[end2[j].index()];
-                        let wall = &walls[wi as usize];
-                        if s.flags & RELEASED != 0
-                            && (out_of_reach(&k, end1[j].index(), wall, f)
-                                || above_plane(&k, end1[j].index(), wall, f, cache))
-                        {
-                            continue;
-                        }
-                        let facet = (f as usize, end2[j]);
-                        if let Some(found) = resolve(&k, wall, facet, cache, end1[j].index()) {
-                            store(cache, found);
-                        }
-                        let side = if cache[slot::SIDE] < 0.0 { BACK } else { FRONT };
-                        if wall.inactive[f as usize] & side != 0 {
-                            s.flags = (s.flags | flags::SUPPRESSED) & !CARRIED;
-                        }
-                    }
-                });
+            let apart = |i: usize, wall: &Wall, f: u32, cache: &[f64]| {
+                out_of_reach(&k, i, wall, f) || above_plane(&k, i, wall, f, cache)
+            };
+            let resolve = |wall: &Wall, facet: (usize, Piece), cache: &mut [f64], i: usize| {
+                if let Some(found) = resolve(&k, wall, facet, cache, i) {
+                    store(cache, found);
+                }
+            };
+            let slots = (slot::LEN, slot::SIDE);
+            resolve_facet_lane(st, (walls, owner), slots, apart, resolve);
             let tol = |b: usize| 1e-9 * k.shapes[k.shape[b] as usize].radius;
             let slots = (slot::LEN, slot::GAP, slot::SIDE);
             for c in plane_clusters(st, owner, walls, slots, tol) {

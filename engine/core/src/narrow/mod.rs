@@ -481,7 +481,7 @@ pub(crate) fn refresh_lane<K: PairKernel>(
     let mut planes = st.plane.clone();
     let mut cache = st.cache.clone();
     let n = st.len().div_ceil(contact::BATCH);
-    let caches = contact::cache_chunks(&mut cache, K::CACHE, n);
+    let caches = contact::cache_chunks(&mut cache, K::CACHE, contact::BATCH, n);
     planes
         .par_chunks_mut(contact::BATCH)
         .zip(st.setup.par_chunks(contact::BATCH))

@@ -143,162 +143,190 @@ impl Simulation {
                     .iter()
                     .any(|&id| inputs::geometric(id)),
             };
+            // The ball lanes (ball-ball, ball-facet) come first and run in
+            // segments; the rigid lanes after them in units (see
+            // `units`).
+            let n_lanes = m.lanes.iter().take_while(|l| !l.pair().is_rigid()).count();
+            debug_assert!(m.lanes[n_lanes..].iter().all(|l| l.pair().is_rigid()));
             // One segment per thread, two with more threads than CPUs
             // (see `segments_per_thread`); each segment a run of chunks of
-            // every lane.
-            let lane_chunks: Vec<usize> = m
-                .lanes
+            // every ball lane.
+            let lane_chunks: Vec<usize> = m.lanes[..n_lanes]
                 .iter()
                 .map(|l| l.store.len().div_ceil(BATCH))
                 .collect();
             let n_chunks: usize = lane_chunks.iter().sum();
-            if n_chunks == 0 {
-                continue;
-            }
-            let n_lanes = m.lanes.len();
-            let n_seg = if threads == 1 {
-                1
-            } else {
-                (segments_per_thread(threads) * threads)
-                    .min(n_chunks)
-                    .min(MAX_SEGMENTS)
-            }
-            .max(1);
-            if self.segments.len() < n_seg {
-                self.segments.resize_with(n_seg, Segment::default);
-            }
-            let plan = &mut m.plan;
-            if n_seg > 1 {
-                let stores: Vec<&ContactStore> = m.lanes.iter().map(|l| &l.store).collect();
-                let sized = plan.only.first().is_some_and(|o| o.len() == n_balls);
-                if plan.n_seg != n_seg || !sized || plan.stale(&stores, step) {
-                    plan.plan(&stores, n_seg, targets, step);
-                } else if stores.iter().any(|st| st.changed) {
-                    plan.update(&stores);
+            if n_chunks > 0 {
+                let n_seg = if threads == 1 {
+                    1
+                } else {
+                    (segments_per_thread(threads) * threads)
+                        .min(n_chunks)
+                        .min(MAX_SEGMENTS)
                 }
-            }
-            // Per lane, segment k holds chunks bounds[l][k]..bounds[l][k + 1].
-            let bounds: Vec<Vec<usize>> = if n_seg > 1 {
-                plan.bounds.clone()
-            } else {
-                lane_chunks.iter().map(|&n| vec![0, n]).collect()
-            };
-            let only = &plan.only;
-            // Each segment's work: per lane, its kernel, its first slot
-            // and its chunks.
-            let mut work: Vec<Vec<LaneWork<'_>>> = (0..n_seg).map(|_| Vec::new()).collect();
-            for (l, lane) in m.lanes.iter_mut().enumerate() {
-                let run = lane.kernel.run;
-                let Lane {
-                    store: st, lone, ..
-                } = lane;
-                st.changed = false;
-                st.arrived.clear();
-                // Sized by the wall logic in facet lanes; every chunk needs
-                // its words.
-                lone.resize(lane_chunks[l] * LONE_WORDS, 0);
-                let (chunks, _, _) = st.chunks(lone);
-                let mut rest = chunks.into_iter();
-                for (k, w) in work.iter_mut().enumerate() {
-                    let (from, to) = (bounds[l][k], bounds[l][k + 1]);
-                    let chunks: Vec<Chunk<'_>> = rest.by_ref().take(to - from).collect();
-                    if !chunks.is_empty() {
-                        w.push(LaneWork {
-                            lane: l,
-                            run,
-                            start: from * BATCH,
-                            chunks,
-                        });
+                .max(1);
+                if self.segments.len() < n_seg {
+                    self.segments.resize_with(n_seg, Segment::default);
+                }
+                let plan = &mut m.plan;
+                if n_seg > 1 {
+                    let stores: Vec<&ContactStore> =
+                        m.lanes[..n_lanes].iter().map(|l| &l.store).collect();
+                    let sized = plan.only.first().is_some_and(|o| o.len() == n_balls);
+                    if plan.n_seg != n_seg || !sized || plan.stale(&stores, step) {
+                        plan.plan(&stores, n_seg, targets, step);
+                    } else if stores.iter().any(|st| st.changed) {
+                        plan.update(&stores);
                     }
                 }
-            }
-            let jobs: Vec<_> = work
-                .into_iter()
-                .zip(self.segments.iter_mut())
-                .enumerate()
-                .map(|(k, (work, seg))| (k, work, seg))
-                .collect();
-            let n_parts = parts.len() - 1;
-            let run_segment = |(k, work, seg): SegmentJob<'_, '_>| {
-                let Segment {
-                    scratch,
-                    deferred,
-                    walls,
-                    check,
-                    breaks,
-                } = seg;
-                breaks.clear();
-                scratch.unheld = false;
-                deferred.resize_with(n_lanes * n_parts, Vec::new);
-                for d in deferred.iter_mut() {
-                    d.clear();
-                }
-                walls.start(n_walls, n_lanes);
-                *check = Vec3::ZERO;
-                for w in work {
-                    let mut sums = Sums {
-                        columns,
-                        blocks: block_columns,
-                        walls,
-                        only: (n_seg > 1).then(|| (&only[w.lane][..], k as u8)),
-                        parts,
-                        deferred: &mut deferred[w.lane * n_parts..(w.lane + 1) * n_parts],
-                        check: Vec3::ZERO,
-                    };
-                    for (c, chunk) in w.chunks.into_iter().enumerate() {
-                        let r = (w.run)(&pass, chunk, scratch, &mut sums);
-                        sums.walls.end_chunk();
-                        let first = w.start + c * BATCH;
-                        let slots = scratch.broke.drain(..);
-                        breaks.extend(slots.map(|i| (w.lane, first + i as usize)));
-                        if let Err((i, message)) = r {
-                            return Some((w.lane, w.start + c * BATCH + i, message));
+                // Per lane, segment k holds chunks bounds[l][k]..bounds[l][k + 1].
+                let bounds: Vec<Vec<usize>> = if n_seg > 1 {
+                    plan.bounds.clone()
+                } else {
+                    lane_chunks.iter().map(|&n| vec![0, n]).collect()
+                };
+                let only = &plan.only;
+                // Each segment's work: per lane, its kernel, its first slot
+                // and its chunks.
+                let mut work: Vec<Vec<LaneWork<'_>>> = (0..n_seg).map(|_| Vec::new()).collect();
+                for (l, lane) in m.lanes[..n_lanes].iter_mut().enumerate() {
+                    let run = lane.kernel.run;
+                    let Lane {
+                        store: st, lone, ..
+                    } = lane;
+                    st.changed = false;
+                    st.arrived.clear();
+                    // Sized by the wall logic in facet lanes; every chunk needs
+                    // its words.
+                    lone.resize(lane_chunks[l] * LONE_WORDS, 0);
+                    let chunks = st.chunks(lone);
+                    let mut rest = chunks.into_iter();
+                    for (k, w) in work.iter_mut().enumerate() {
+                        let (from, to) = (bounds[l][k], bounds[l][k + 1]);
+                        let chunks: Vec<Chunk<'_>> = rest.by_ref().take(to - from).collect();
+                        if !chunks.is_empty() {
+                            w.push(LaneWork {
+                                lane: l,
+                                run,
+                                start: from * BATCH,
+                                chunks,
+                            });
                         }
                     }
-                    *check += sums.check;
-                    walls.end_lane(w.lane);
                 }
-                None
-            };
-            let failure = if n_seg == 1 {
-                jobs.into_iter().map(run_segment).next().flatten()
-            } else {
-                let failures = team::map(jobs, |_, job| run_segment(job));
-                failures.into_iter().flatten().next()
-            };
-            if let Some((l, k, message)) = failure {
-                let st = &m.lanes[l].store;
-                return Err(StepError::Model {
-                    model: m.name.clone(),
-                    contact: st.id[k.min(st.len() - 1)],
-                    step,
-                    message,
-                });
-            }
-            let segments = &self.segments[..n_seg];
-            self.sums_suspect |= !segments.iter().all(|seg| seg.check.is_finite());
-            self.unheld |= segments.iter().any(|seg| seg.scratch.unheld);
-            // Lane by lane, segment by segment: slot order.
-            for l in 0..n_lanes {
-                for seg in segments {
-                    let mine = seg.breaks.iter().filter(|b| b.0 == l);
-                    broke.extend(mine.map(|&(l, k)| (mi, l, k)));
+                let jobs: Vec<_> = work
+                    .into_iter()
+                    .zip(self.segments.iter_mut())
+                    .enumerate()
+                    .map(|(k, (work, seg))| (k, work, seg))
+                    .collect();
+                let n_parts = parts.len() - 1;
+                let run_segment = |(k, work, seg): SegmentJob<'_, '_>| {
+                    let Segment {
+                        scratch,
+                        deferred,
+                        walls,
+                        check,
+                        breaks,
+                    } = seg;
+                    breaks.clear();
+                    scratch.unheld = false;
+                    deferred.resize_with(n_lanes * n_parts, Vec::new);
+                    for d in deferred.iter_mut() {
+                        d.clear();
+                    }
+                    walls.start(n_walls, n_lanes);
+                    *check = Vec3::ZERO;
+                    for w in work {
+                        let mut sums = Sums {
+                            columns,
+                            blocks: block_columns,
+                            walls,
+                            only: (n_seg > 1).then(|| (&only[w.lane][..], k as u8)),
+                            parts,
+                            deferred: &mut deferred[w.lane * n_parts..(w.lane + 1) * n_parts],
+                            check: Vec3::ZERO,
+                        };
+                        for (c, chunk) in w.chunks.into_iter().enumerate() {
+                            let r = (w.run)(&pass, chunk, scratch, &mut sums);
+                            sums.walls.end_chunk();
+                            let first = w.start + c * BATCH;
+                            let slots = scratch.broke.drain(..);
+                            breaks.extend(slots.map(|i| (w.lane, first + i as usize)));
+                            if let Err((i, message)) = r {
+                                return Some((w.lane, w.start + c * BATCH + i, message));
+                            }
+                        }
+                        *check += sums.check;
+                        walls.end_lane(w.lane);
+                    }
+                    None
+                };
+                let failure = if n_seg == 1 {
+                    jobs.into_iter().map(run_segment).next().flatten()
+                } else {
+                    let failures = team::map(jobs, |_, job| run_segment(job));
+                    failures.into_iter().flatten().next()
+                };
+                if let Some((l, k, message)) = failure {
+                    let st = &m.lanes[l].store;
+                    return Err(StepError::Model {
+                        model: m.name.clone(),
+                        contact: st.id[k.min(st.len() - 1)],
+                        step,
+                        message,
+                    });
                 }
-            }
-            if n_seg > 1 {
-                add_held(segments, n_lanes, n_parts, [columns, block_columns]);
-            }
-            // Every wall's sums lane by lane, chunk by chunk: the same on
-            // any thread count.
-            for l in 0..n_lanes {
-                for seg in segments {
-                    for &(w, force, moment) in seg.walls.of_lane(l) {
-                        let s = &mut wall_sums[w as usize];
-                        s.0 += force;
-                        s.1 += moment;
+                let segments = &self.segments[..n_seg];
+                self.sums_suspect |= !segments.iter().all(|seg| seg.check.is_finite());
+                self.unheld |= segments.iter().any(|seg| seg.scratch.unheld);
+                // Lane by lane, segment by segment: slot order.
+                for l in 0..n_lanes {
+                    for seg in segments {
+                        let mine = seg.breaks.iter().filter(|b| b.0 == l);
+                        broke.extend(mine.map(|&(l, k)| (mi, l, k)));
+                    }
+                }
+                if n_seg > 1 {
+                    add_held(segments, n_lanes, n_parts, [columns, block_columns]);
+                }
+                // Every wall's sums lane by lane, chunk by chunk: the same on
+                // any thread count.
+                for l in 0..n_lanes {
+                    for seg in segments {
+                        for &(w, force, moment) in seg.walls.of_lane(l) {
+                            let s = &mut wall_sums[w as usize];
+                            s.0 += force;
+                            s.1 += moment;
+                        }
                     }
                 }
             }
+            let mut rigid_broke = Vec::new();
+            let columns = [columns, block_columns];
+            let done = self
+                .units
+                .run(
+                    &pass,
+                    &mut m.lanes,
+                    n_lanes,
+                    columns,
+                    n_walls,
+                    &mut wall_sums,
+                    &mut rigid_broke,
+                )
+                .map_err(|(l, k, message)| {
+                    let st = &m.lanes[l].store;
+                    StepError::Model {
+                        model: m.name.clone(),
+                        contact: st.id[k.min(st.len() - 1)],
+                        step,
+                        message,
+                    }
+                })?;
+            self.sums_suspect |= done.suspect;
+            self.unheld |= done.unheld;
+            broke.extend(rigid_broke.into_iter().map(|(l, k)| (mi, l, k)));
         }
         drop(walls_col);
         for (w, (force, moment)) in walls_mut(&self.world).iter_mut().zip(wall_sums) {
@@ -323,21 +351,13 @@ impl Simulation {
 /// its balls, lane by lane and in each lane segment by segment: in (lane,
 /// slot) order for every ball.
 fn add_held(segments: &[Segment], n_lanes: usize, n_parts: usize, columns: [Columns<'_>; 2]) {
-    let [balls, blocks] = columns;
     let held = |p: usize| {
         for l in 0..n_lanes {
             for seg in segments {
                 for d in &seg.deferred[l * n_parts + p] {
-                    let t = d.target as usize;
                     // SAFETY: the segments have finished, and part `p`
                     // alone holds target `d.target`.
-                    unsafe {
-                        if t < balls.len {
-                            balls.add(t, d.end, d.force, d.torque, d.stiffness)
-                        } else {
-                            blocks.add(t - balls.len, d.end, d.force, d.torque, d.stiffness)
-                        }
-                    };
+                    unsafe { d.add_to(columns) };
                 }
             }
         }
@@ -402,26 +422,29 @@ pub(crate) struct Chunk<'a> {
 }
 
 impl ContactStore {
-    /// The store cut into chunks of [`BATCH`] slots, with the whole end
-    /// columns; `lone` has [`LONE_WORDS`] per chunk.
-    pub(crate) fn chunks<'a>(
-        &'a mut self,
-        lone: &'a [u64],
-    ) -> (Vec<Chunk<'a>>, &'a [Piece], &'a [Piece]) {
+    /// The store cut into chunks of [`BATCH`] slots; `lone` has
+    /// [`LONE_WORDS`] per chunk.
+    pub(crate) fn chunks<'a>(&'a mut self, lone: &'a [u64]) -> Vec<Chunk<'a>> {
+        self.chunks_of(BATCH, lone)
+    }
+
+    /// The store cut into chunks of `size` slots (at most [`BATCH`]);
+    /// `lone` has `size.div_ceil(64)` words per chunk.
+    pub(crate) fn chunks_of<'a>(&'a mut self, size: usize, lone: &'a [u64]) -> Vec<Chunk<'a>> {
+        debug_assert!(size > 0 && size <= BATCH);
         let stride = self.stride;
         let (end1, end2) = (&self.end1[..], &self.end2[..]);
-        let n_chunks = self.id.len().div_ceil(BATCH);
-        let caches = contact::cache_chunks(&mut self.cache, self.cache_stride, n_chunks);
-        let dofs = contact::cache_chunks(&mut self.dof, usize::from(self.six_dof), n_chunks);
-        let chunks = self
-            .plane
-            .chunks_mut(BATCH)
-            .zip(self.setup.chunks_mut(BATCH))
-            .zip(self.output.chunks_mut(BATCH))
-            .zip(self.state.chunks_mut(BATCH * stride))
-            .zip(self.carry.chunks_mut(BATCH))
-            .zip(end1.chunks(BATCH).zip(end2.chunks(BATCH)))
-            .zip(lone.chunks(LONE_WORDS))
+        let n_chunks = self.id.len().div_ceil(size);
+        let caches = contact::cache_chunks(&mut self.cache, self.cache_stride, size, n_chunks);
+        let dofs = contact::cache_chunks(&mut self.dof, usize::from(self.six_dof), size, n_chunks);
+        self.plane
+            .chunks_mut(size)
+            .zip(self.setup.chunks_mut(size))
+            .zip(self.output.chunks_mut(size))
+            .zip(self.state.chunks_mut(size * stride))
+            .zip(self.carry.chunks_mut(size))
+            .zip(end1.chunks(size).zip(end2.chunks(size)))
+            .zip(lone.chunks(size.div_ceil(64)))
             .zip(caches.into_iter().zip(dofs))
             .map(
                 |(
@@ -442,8 +465,7 @@ impl ContactStore {
                     }
                 },
             )
-            .collect();
-        (chunks, end1, end2)
+            .collect()
     }
 }
 
@@ -721,3 +743,4 @@ pub(crate) fn run_chunk<K: PairKernel, F: FrameUpdate>(
 }
 
 pub(crate) mod segments;
+pub(crate) mod units;

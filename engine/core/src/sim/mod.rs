@@ -150,6 +150,8 @@ pub struct Simulation {
     pub(crate) candidates: Vec<(Piece, Piece)>,
     /// Per-segment buffers of the contact pass, reused from step to step.
     pub(crate) segments: Vec<Segment>,
+    /// Per-unit buffers of the contact pass's rigid lanes.
+    pub(crate) units: crate::pass::units::Units,
     /// Whether the last contact pass produced a force or torque that may
     /// not be finite (see [`Simulation::check_sums`]).
     pub(crate) sums_suspect: bool,
@@ -233,6 +235,7 @@ impl Simulation {
             cell_min_width: 0.0,
             candidates: Vec::new(),
             segments: Vec::new(),
+            units: Default::default(),
             sums_suspect: false,
             rebin: Vec::new(),
             pebble_moves: Vec::new(),

@@ -852,8 +852,8 @@ bodies = 1
 /// `[[bonds]]` between groups of blocks: three cubes in a row, each
 /// overlapping the next, bonded and flying apart, break both their bonds
 /// in tension (one row each in the bonds table, the stress above the
-/// strength); a ball bonded to a block does too. Bonds between blocks
-/// and a wall stop the run with one clear message.
+/// strength); a ball bonded to a block does too, and a cube bonded to
+/// a wall.
 #[test]
 fn bonds_between_blocks_validate_run_and_break() {
     let tmp = tempfile::tempdir().unwrap();
@@ -875,17 +875,55 @@ fn bonds_between_blocks_validate_run_and_break() {
     );
     three_bonds_break_in_tension(&cfg, &tmp.path().join("apart"), "");
 
-    expect_config_error(
+    // A cube pressed into the lid of a box wall (two facets under it),
+    // bonded and flying off: one bond, on one facet, breaks in tension.
+    let cfg = write_config(
+        tmp.path(),
         "bond_block_wall.toml",
         &format!(
             "{head}[[models]]\nmodel = \"linearbond\"\ngroups = [\"g\", \"w\"]\n\
              properties = {{ kn = 1e6, pb_kn = 1e12, pb_ks = 4e11, pb_ten = 1e6, pb_coh = 1e7 }}\n\
              [[blocks]]\nkind = \"list\"\ngroup = \"g\"\nshape = \"cube\"\ndensity = 2600.0\n\
-             blocks = [{{ pos = [0.0, 0.0, 0.005] }}]\n\
+             blocks = [{{ pos = [0.0, 0.0, 0.00499], velocity = [0.0, 0.0, 2.0] }}]\n\
              [[walls]]\nname = \"floor\"\nkind = \"box\"\ngroup = \"w\"\n\
              min = [-0.1, -0.1, -0.01]\nmax = [0.1, 0.1, 0.0]\n\
-             [[bonds]]\ngroups = [\"g\", \"w\"]\n"
+             [[bonds]]\ngroups = [\"g\", \"w\"]\n\
+             [output]\ndir = \"out\"\ncontacts = 1\nbodies = 0\nwalls = 0\n"
         ),
-        &["bond_block_wall.toml", "blocks and walls", "not supported"],
+    );
+    let out = tmp.path().join("wall");
+    let o = talus(&[
+        "run",
+        cfg.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    check_dataset(&out);
+    let script = r#"
+import sys
+import pandas as pd
+out = sys.argv[1]
+b = pd.read_parquet(out + "/bonds")
+assert len(b) == 1, b
+assert (b["kind"] == "block-facet").all(), b["kind"]
+assert (b["mode"] == "tension").all() and (b["facet"] >= 0).all(), b
+assert (b["pb_sigma"] > b["pb_ten_c"]).all(), b[["pb_sigma", "pb_ten_c"]]
+c = pd.read_parquet(out + "/contacts")
+first = c[c["step"] == c["step"].min()]
+held = first[first["pb_state"] == 1]
+assert len(held) == 1 and set(held["id"]) == set(b["id"]), first
+print("ok")
+"#;
+    let py = Command::new("python3")
+        .args(["-c", script, out.to_str().unwrap()])
+        .output()
+        .expect("python3 runs");
+    assert!(
+        py.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&py.stdout),
+        String::from_utf8_lossy(&py.stderr)
     );
 }

@@ -152,7 +152,8 @@ impl crate::Simulation {
     /// [`BOND_NEAREST`](crate::contact::BOND_NEAREST): a ball bonds to a
     /// wall once, where it is nearest, not to every facet around a vertex.
     /// Contacts the wall logic suppressed (they carry for another) do not
-    /// count.
+    /// count. A block bonds once per wall and plane (see
+    /// `choose_bond_carriers`).
     fn choose_bond_facets(&mut self, now: &[Option<InstallNow>]) {
         use crate::contact::{BOND_NEAREST, SIDE_OFF};
         use talus_sdk::flags::SUPPRESSED;
@@ -176,6 +177,22 @@ impl crate::Simulation {
             }
             for (_, (_, _, k)) in best {
                 st.setup[k].flags |= BOND_NEAREST;
+            }
+            // A block bonds once per wall and plane.
+            let st = &mut m.lanes[crate::PairKind::BlockFacet.index()].store;
+            if !st.is_empty() {
+                let walls = &*crate::body::walls(&self.world);
+                let blocks = crate::body::BlocksRef::of(&self.world);
+                let shapes = &self.shapes;
+                let tol = |b: usize| 1e-9 * shapes[blocks.shape[b] as usize].radius;
+                let bonds = |set: u32, gap: f64| install.bonds(set, gap);
+                crate::narrow::block_facet::choose_bond_carriers(
+                    st,
+                    &self.facet_owner,
+                    walls,
+                    tol,
+                    bonds,
+                );
             }
         }
     }

@@ -1,7 +1,8 @@
 //! Bonds between blocks with the linearbond model: a bonded pair of cubes
 //! pulled apart and sheared against the closed forms of the springs and
 //! the strengths, the same pair turned rigidly (no increments at all), a
-//! ball bonded to a block, and a bonded heap on one and two threads.
+//! ball bonded to a block, a cube bonded to a floor of one facet and of
+//! many, and a bonded heap on one and two threads.
 //!
 //! A bonded block contact keeps the plane it had when it bonded, carried
 //! with the pieces (seed 001's incremental contact location), and its
@@ -357,6 +358,168 @@ fn a_ball_bonded_to_a_block_pulled_apart_breaks_on_time() {
         assert_eq!(s.balls().force[0], -f, "step {k}");
     }
     assert_eq!(broke_at, Some(31));
+}
+
+/// A cube of edge `B`, every degree of freedom held, its lower face
+/// `u0` into a floor in the plane z = 0 (one large facet, or 200 facets
+/// of 2 mm squares of which the face covers parts of about 60), off the
+/// floor's grid lines; bonded to the floor at step 0 with `props`.
+fn cube_on_floor(props: Vec<f64>, u0: f64, many: bool) -> Simulation {
+    let mut s = sim(DT);
+    let g = s.group("rock");
+    let (c, q) = cube(&mut s, "cube", B);
+    let at = Vec3::new(0.0013, -0.0007, 0.5 * B - u0);
+    s.add_block(held_block(c, at, q, g)).unwrap();
+    let (v, t) = if many {
+        common::flat_mesh(0.01, 10)
+    } else {
+        let big = vec![[-1.0, -1.0, 0.0], [1.0, -1.0, 0.0], [0.0, 1.0, 0.0]];
+        (big, vec![[0, 1, 2]])
+    };
+    s.add_wall(talus_core::Wall::new("floor", &v, &t, None).unwrap(), g);
+    linearbond(&mut s, g, props);
+    bond_at_start(&mut s, g, 0.0);
+    s
+}
+
+/// The locations of the contacts of `s` that hold a bond (by the
+/// model's `pb_state`).
+fn bonded(s: &mut Simulation) -> Vec<Vec3> {
+    let snap = s.snapshot();
+    let model = snap.models().next().unwrap();
+    let at = model
+        .state_slots()
+        .position(|x| x.name == "pb_state")
+        .unwrap();
+    let held = snap.contacts().filter(|c| c.state[at] == 1.0);
+    held.map(|c| c.xc).collect()
+}
+
+/// A cube bonded to a floor, pulled off it along the normal, then (a
+/// second run) pressed and sheared across it: the same closed forms as
+/// between two cubes (the bond's section is the face's area `B^2`, the
+/// location moves half the cube's way), the break in the step its stress
+/// first exceeds the strength, and on a floor of many facets, whose
+/// overlaps merge into one contact that carries the bond, the same force
+/// and moment as on one facet, to 1e-9.
+#[test]
+fn a_cube_bonded_to_one_facet_or_two_hundred_follows_the_closed_forms() {
+    let area = B * B;
+    // Pulled off at constant speed.
+    let (v, u0) = (0.05, 1e-7);
+    let per_step = v * DT;
+    let ten = PB_KN * 40.5 * per_step;
+    let mut runs: Vec<Simulation> = [false, true]
+        .map(|many| cube_on_floor(props(ten, 1e30, 0.0), u0, many))
+        .into();
+    for s in &mut runs {
+        s.blocks_mut().vel[0] = Vec3::new(0.0, 0.0, v);
+    }
+    let x0 = runs[0].blocks().pos[0];
+    let mut broke_at = [None, None];
+    for k in 1..=70u64 {
+        for (r, s) in runs.iter_mut().enumerate() {
+            s.cycle().unwrap();
+            for b in s.take_bond_breaks() {
+                assert_eq!(b.mode, BreakMode::Tension);
+                assert!(broke_at[r].is_none(), "one break");
+                broke_at[r] = Some(b.step);
+            }
+            let linear = KN * (u0 - per_step * k as f64).max(0.0);
+            let bond = if k < 41 {
+                -PB_KN * area * per_step * k as f64
+            } else {
+                0.0
+            };
+            let f = s.blocks().force[0];
+            let scale = linear.abs() + bond.abs();
+            assert!(
+                (f.z - (linear + bond)).abs() <= 1e-9 * scale,
+                "run {r} step {k}: force {}, closed form {}",
+                f.z,
+                linear + bond
+            );
+            assert!(
+                f.x.abs() + f.y.abs() <= 1e-12 * scale,
+                "run {r} step {k}: {f}"
+            );
+            if k < 41 {
+                // One bond, at the centre of the face's overlap, which
+                // moves up half the cube's way.
+                let held = bonded(s);
+                assert_eq!(held.len(), 1, "run {r} step {k}: one bond");
+                let z = -0.5 * u0 + 0.5 * per_step * k as f64;
+                let expected = Vec3::new(x0.x, x0.y, z);
+                assert!(
+                    (held[0] - expected).length() <= 1e-12 * B,
+                    "run {r} step {k}: {} vs {expected}",
+                    held[0]
+                );
+            }
+        }
+        let (f1, f2) = (runs[0].blocks().force[0], runs[1].blocks().force[0]);
+        let (m1, m2) = (runs[0].blocks().moment[0], runs[1].blocks().moment[0]);
+        let scale = f1.length() + 1e-300;
+        assert!((f1 - f2).length() <= 1e-9 * scale, "step {k}: {f1} vs {f2}");
+        assert!(
+            (m1 - m2).length() <= 1e-9 * scale * B,
+            "step {k}: {m1} vs {m2}"
+        );
+    }
+    assert_eq!(broke_at, [Some(41), Some(41)]);
+
+    // Pressed, then sheared along y.
+    let (vp, vs, u0) = (0.02, 0.03, 2e-7);
+    let press = 30u64;
+    let fa = 25.0f64;
+    let pressed = vp * DT * press as f64;
+    let sigma_n = PB_KN * pressed;
+    let shear_step = PB_KS * vs * DT;
+    let coh = shear_step * 70.5 - sigma_n * fa.to_radians().tan();
+    let mut runs: Vec<Simulation> = [false, true]
+        .map(|many| cube_on_floor(props(1e30, coh, fa), u0, many))
+        .into();
+    for s in &mut runs {
+        s.blocks_mut().vel[0] = Vec3::new(0.0, 0.0, -vp);
+        for _ in 0..press {
+            s.cycle().unwrap();
+        }
+        s.blocks_mut().vel[0] = Vec3::new(0.0, vs, 0.0);
+    }
+    let mut broke_at = [None, None];
+    for k in 1..=100u64 {
+        for (r, s) in runs.iter_mut().enumerate() {
+            s.cycle().unwrap();
+            for b in s.take_bond_breaks() {
+                assert_eq!(b.mode, BreakMode::Shear);
+                assert!(broke_at[r].is_none(), "one break");
+                broke_at[r] = Some(k);
+            }
+            let f = s.blocks().force[0];
+            let linear = KN * (u0 + pressed);
+            let (bond_n, bond_s) = if k < 71 {
+                (sigma_n * area, -shear_step * k as f64 * area)
+            } else {
+                (0.0, 0.0)
+            };
+            let expected = Vec3::new(0.0, bond_s, linear + bond_n);
+            let tolerance = Vec3::new(0.0, 1e-9 * bond_s.abs(), 1e-9 * (linear + bond_n));
+            let off = (f - expected).abs() - tolerance - Vec3::splat(1e-12 * linear);
+            assert!(
+                off.max_element() <= 0.0,
+                "run {r} step {k}: {f} vs {expected}"
+            );
+        }
+        let (f1, f2) = (runs[0].blocks().force[0], runs[1].blocks().force[0]);
+        let (m1, m2) = (runs[0].blocks().moment[0], runs[1].blocks().moment[0]);
+        let scale = f1.length();
+        assert!((f1 - f2).length() <= 1e-9 * scale, "step {k}: {f1} vs {f2}");
+        assert!(
+            (m1 - m2).length() <= 1e-9 * scale * B,
+            "step {k}: {m1} vs {m2}"
+        );
+    }
+    assert_eq!(broke_at, [Some(71), Some(71)]);
 }
 
 /// A bonded heap: 6 x 6 x 6 cubes overlapping their neighbours a little,

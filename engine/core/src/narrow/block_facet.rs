@@ -24,16 +24,17 @@
 //! facet (a block pushed past the facet's plane is still pushed back).
 
 use super::block_block::{
-    mode_of, overlap_of, query_rounded, set_vec, slot as base, vec_at, Other,
+    bond_radius, hold_warm_start, mode_of, overlap_of, query_rounded, set_vec, slot as base,
+    vec_at, Other,
 };
 use super::{
-    add_block_end, facet_motion, plane_geometry, rigid_motion, BlockScene, Found, Masses,
+    add_block_end, facet_motion, plane_geometry, rigid_motion, BlockScene, Carried, Found, Masses,
     PairKernel, Scene,
 };
 use crate::block::BlockResolution;
 use crate::body::{walls, BlocksRef};
 use crate::contact::ContactStore;
-use crate::contact::{self, Applied, Plane, CARRIED, CARRY_FORCE, RELEASED};
+use crate::contact::{self, Applied, Plane, CARRIED, CARRY_FORCE, HELD, RELEASED, SIDE_OFF};
 use crate::error::StepError;
 use crate::inputs::Geometry;
 use crate::math::{Quat, Vec3};
@@ -281,6 +282,36 @@ impl PairKernel for BlockFacet {
     fn effective_mass(masses: &Masses<'_>, a: Piece, _b: Piece) -> f64 {
         masses.blocks[a.index()]
     }
+
+    /// A bond between a block and a wall is carried as one between two
+    /// blocks: the wall's material point at the location moves with the
+    /// wall (its rigid motion, or the facet's velocity field where the
+    /// wall deforms), and the facet it bonded on stays its facet.
+    const CARRIES_BONDS: bool = true;
+
+    #[inline(always)]
+    fn carried(
+        scene: &Scene<'_>,
+        plane: &Plane,
+        cache: &mut [f64],
+        a: Piece,
+        b: Piece,
+    ) -> Option<Carried> {
+        let i = a.index();
+        hold_warm_start(cache, scene.blocks.orientation[i], plane.n);
+        let (wi, f) = scene.owner[b.index()];
+        let wall = &scene.walls[wi as usize];
+        Some(Carried {
+            end1: rigid_motion(scene, i, scene.blocks.pos[i]),
+            end2: facet_motion(wall, f as usize, plane.xc, plane.xc),
+            radius: bond_radius(cache),
+        })
+    }
+
+    #[inline(always)]
+    fn bond_radius(cache: &[f64], _radius: [f64; 2]) -> [f64; 2] {
+        bond_radius(cache)
+    }
 }
 
 /// Whether facets `f` and `g` of `wall` lie in one plane (normals within
@@ -340,7 +371,7 @@ impl Simulation {
 /// convex bodies: every contact of the lane `st` resolved by `resolve`
 /// (which stores its plane in the cache) unless it was released and
 /// `apart` says it is still out of reach, and suppressed on a side of
-/// its facet marked inactive. `slots` gives the cache's length and where
+/// its facet marked inactive. Bonded contacts are left as they are. `slots` gives the cache's length and where
 /// the side sits in it. Runs in units (see [`for_each_unit`]).
 pub(super) fn resolve_facet_lane(
     st: &mut ContactStore,
@@ -358,6 +389,11 @@ pub(super) fn resolve_facet_lane(
         |_, setup, cache, end1, end2| {
             for (j, s) in setup.iter_mut().enumerate() {
                 s.flags &= !flags::SUPPRESSED;
+                // A bonded contact keeps its plane, carried by the pass,
+                // and the overlap it bonded with, which sizes the bond.
+                if s.flags & HELD != 0 {
+                    continue;
+                }
                 let cache = &mut cache[j * len..(j + 1) * len];
                 let (wi, f) = owner[end2[j].index()];
                 let wall = &walls[wi as usize];
@@ -378,7 +414,7 @@ pub(super) fn resolve_facet_lane(
 }
 
 /// The contacts of one rigid body with the coplanar facets of one wall on
-/// one side, that overlap or carried last step.
+/// one side, that overlap, carried last step or are bonded.
 pub(super) struct Cluster {
     /// The body's row.
     pub(super) body: usize,
@@ -393,10 +429,10 @@ pub(super) struct Cluster {
 }
 
 /// The clusters of a rigid-body facet lane, in (body, wall, slot) order:
-/// each (body, wall) pair's overlapping or carrying, not suppressed
-/// contacts split by plane and side. `slots` gives the cache's length and
-/// where the gap and the side sit in it; `tol(body)` the distance within
-/// which a facet lies in another's plane.
+/// each (body, wall) pair's overlapping, carrying or bonded, not
+/// suppressed contacts split by plane and side. `slots` gives the cache's
+/// length and where the gap and the side sit in it; `tol(body)` the
+/// distance within which a facet lies in another's plane.
 pub(super) fn plane_clusters(
     st: &contact::ContactStore,
     owner: &[(u32, u32)],
@@ -404,12 +440,26 @@ pub(super) fn plane_clusters(
     (len, gap, side): (usize, usize, usize),
     tol: impl Fn(usize) -> f64,
 ) -> Vec<Cluster> {
+    let keep = |s: usize| {
+        let flags = st.setup[s].flags;
+        (st.cache[s * len + gap] < 0.0 || flags & (CARRIED | HELD) != 0)
+            && flags & flags::SUPPRESSED == 0
+    };
+    clusters_of(st, owner, walls, (len, side), tol, keep)
+}
+
+/// The contacts `keep` takes of a rigid-body facet lane, grouped by body
+/// and wall, then by plane and side, in (body, wall, slot) order.
+fn clusters_of(
+    st: &contact::ContactStore,
+    owner: &[(u32, u32)],
+    walls: &[Wall],
+    (len, side): (usize, usize),
+    tol: impl Fn(usize) -> f64,
+    keep: impl Fn(usize) -> bool,
+) -> Vec<Cluster> {
     let mut touching: Vec<(u32, u32, u32)> = (0..st.len())
-        .filter(|&s| {
-            let flags = st.setup[s].flags;
-            (st.cache[s * len + gap] < 0.0 || flags & CARRIED != 0)
-                && flags & flags::SUPPRESSED == 0
-        })
+        .filter(|&s| keep(s))
         .map(|s| {
             let wall = owner[st.end2[s].index()].0;
             (st.end1[s].index() as u32, wall, s as u32)
@@ -453,6 +503,45 @@ pub(super) fn plane_clusters(
     clusters
 }
 
+/// Marks with [`BOND_NEAREST`](contact::BOND_NEAREST) the block-facet
+/// contacts of `st` that bond now: of each block's contacts with the
+/// coplanar facets of one wall on one side that `bonds` accepts (by
+/// property set and gap), not suppressed, one: the one carrying their
+/// load, else the one with the least gap, then the lowest facet. A
+/// block's face thus bonds to a flat wall once, however finely meshed,
+/// with the overlap of every facet under it. `tol(block)` is the
+/// distance within which a facet lies in another's plane.
+pub(crate) fn choose_bond_carriers(
+    st: &mut ContactStore,
+    owner: &[(u32, u32)],
+    walls: &[Wall],
+    tol: impl Fn(usize) -> f64,
+    bonds: impl Fn(u32, f64) -> bool,
+) {
+    let gap = |s: usize| st.cache[s * slot::LEN + slot::GAP];
+    let keep = |s: usize| {
+        let setup = &st.setup[s];
+        setup.flags & (flags::SUPPRESSED | SIDE_OFF) == 0 && bonds(setup.prop_set, gap(s))
+    };
+    let clusters = clusters_of(st, owner, walls, (slot::LEN, slot::SIDE), tol, keep);
+    let facet = |s: usize| owner[st.end2[s].index()].1;
+    let chosen: Vec<usize> = clusters
+        .iter()
+        .map(|c| {
+            let members = c.members.iter().map(|&s| s as usize);
+            let carrier = members.clone().find(|&s| st.setup[s].flags & CARRIED != 0);
+            carrier.unwrap_or_else(|| {
+                members
+                    .min_by(|&a, &b| gap(a).total_cmp(&gap(b)).then(facet(a).cmp(&facet(b))))
+                    .expect("a cluster has members")
+            })
+        })
+        .collect();
+    for s in chosen {
+        st.setup[s].flags |= contact::BOND_NEAREST;
+    }
+}
+
 /// A cluster's merged contact: the plane in world axes, and what the
 /// model reads (the gradient in the block's frame, NaN where there is
 /// none).
@@ -481,9 +570,13 @@ struct Merged {
 /// each part's rotation gradient moved from `p_i` to `x` by
 /// `dS/dw(x) = dS/dw(p_i) + (p_i - x) x dS/du`). All of it is in the
 /// block's frame. In full and reduced resolution (or when a part has no
-/// gradient) areas add up, the location is the volume-weighted mean of
-/// the parts' (the centroid of the whole overlap, in full resolution),
-/// the normal the plane's, `normal`, and there is no gradient.
+/// gradient) the area is that of the summed area vectors `|sum S_i|`
+/// (on a face pressed flat the parts' areas add up, and the strips of
+/// the block's sides that each part cuts off cancel as they do on one
+/// facet; a plain sum of the `A_i` would count them), the location is
+/// the volume-weighted mean of the parts' (the centroid of the whole
+/// overlap, in full resolution), the normal the plane's, `normal`, and
+/// there is no gradient.
 fn merged<'c>(
     over: &[u32],
     cache: impl Fn(u32) -> &'c [f64],
@@ -515,7 +608,11 @@ fn merged<'c>(
             gap,
             xc: if volume > 0.0 { xv / volume } else { mean },
             volume,
-            area,
+            area: if s_len > 0.0 && s_len.is_finite() {
+                s_len
+            } else {
+                area
+            },
             twist: 0.0,
             gradient: [Vec3::NAN; 2],
         };
@@ -566,6 +663,24 @@ fn carry_plane(
 ) -> Result<(), StepError> {
     let st = &mut m.lanes[lane].store;
     let at = |s: u32, v: usize| s as usize * slot::LEN + v;
+    // A bonded member carries while its bond holds, with the plane the
+    // pass carries for it: the others are suppressed, overlapping or not,
+    // so that the block's load on this plane goes through the bond's
+    // contact alone.
+    if members
+        .iter()
+        .any(|&s| st.setup[s as usize].flags & HELD != 0)
+    {
+        for &s in members {
+            let f = &mut st.setup[s as usize].flags;
+            if *f & HELD != 0 {
+                *f |= CARRIED;
+            } else {
+                *f = (*f | flags::SUPPRESSED) & !CARRIED;
+            }
+        }
+        return Ok(());
+    }
     let previous = members
         .iter()
         .copied()

@@ -32,7 +32,7 @@ mod ball_ball;
 mod ball_block;
 mod ball_facet;
 mod block_block;
-mod block_facet;
+pub(crate) mod block_facet;
 mod convex;
 mod convex_facet;
 

@@ -593,12 +593,13 @@ pub(crate) fn run_chunk<K: PairKernel, F: FrameUpdate>(
                 continue;
             }
             if let Some(install) = pass.install {
-                // With a wall, the wall stage has chosen the one facet
-                // contact per ball and wall that bonds; blocks do not
-                // bond to walls (refused when the bonds are installed).
+                // With a wall, the one facet contact per ball and wall,
+                // or per block, wall and plane, that bonds was chosen
+                // before the pass.
                 let chosen = match K::PAIR {
-                    PairKind::BallFacet => setup[k].flags & BOND_NEAREST != 0,
-                    PairKind::BlockFacet => false,
+                    PairKind::BallFacet | PairKind::BlockFacet => {
+                        setup[k].flags & BOND_NEAREST != 0
+                    }
                     PairKind::BallConvex
                     | PairKind::BlockConvex
                     | PairKind::ConvexConvex

@@ -470,9 +470,8 @@ impl Simulation {
     /// Bonds every contact between `install.groups` whose gap is below
     /// `install.gap`, at `install.at` (see [`crate::bond`]). The pair of
     /// groups must have a model, and one that is not active only under
-    /// overlap: a bond holds in tension, which such a model cannot. Bonds
-    /// between blocks and walls are refused (a block's facet contacts
-    /// merge and change facet as it moves; see `docs/physics.md`).
+    /// overlap: a bond holds in tension, which such a model cannot. Bodies
+    /// of plugin shapes do not bond.
     pub fn install_bonds(&mut self, install: crate::bond::BondInstall) -> Result<(), SetupError> {
         let (a, b) = install.groups;
         let name = |g: u16| self.groups.get(g as usize).cloned().unwrap_or_default();
@@ -493,21 +492,7 @@ impl Simulation {
                 ),
             });
         }
-        // Blocks bond to balls and to blocks, not to walls: a block's
-        // contacts with a wall's coplanar facets merge into one that
-        // changes facet as the block moves, which a bond carried with
-        // the pieces cannot follow.
         let blocks = crate::body::BlocksRef::of(&self.world);
-        let has_block = |g: u16| blocks.group.contains(&g);
-        let has_wall = |g: u16| body::walls(&self.world).iter().any(|w| w.group == g);
-        if (has_block(a) && has_wall(b)) || (has_block(b) && has_wall(a)) {
-            return Err(SetupError::Bonds {
-                message: format!(
-                    "{pair}: bonds between blocks and walls are not supported (blocks bond \
-                     to balls and to other blocks)"
-                ),
-            });
-        }
         // Convex bodies of plugin shapes do not bond: their contacts have
         // no section to give a bond.
         let shapes = &self.shapes;

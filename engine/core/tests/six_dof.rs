@@ -181,3 +181,91 @@ fn six_dof_forces_approach_those_of_the_default_update_as_the_step_shrinks() {
         "{no_ratchet:?}"
     );
 }
+
+/// Per step, the six-DOF displacements of the contact that carries a
+/// ball pressed into `mesh` (full wall resolution) and dragged over it
+/// while it spins, with friction enough that it never slides.
+fn dragged_over(mesh: &(Vec<[f64; 3]>, Vec<[u32; 3]>), h: f64) -> Vec<[f64; 6]> {
+    let dt = 1e-5;
+    let mut sim = Simulation::new(Settings {
+        gravity: Vec3::ZERO,
+        timestep: Timestep::Fixed(dt),
+        ..Settings::default()
+    });
+    let (g, w) = (sim.group("grain"), sim.group("wall"));
+    let root = talus_plugin_linear::root_module();
+    let entry = talus_sdk::ModelEntry::from_abi((root.models())()[0]).unwrap();
+    let m = sim.add_model_with_frame(entry, SIX_DOF);
+    for pair in [(g, w), (g, g)] {
+        sim.assign(pair.0, pair.1, m, vec![KN, 0.5 * KN, 1e3, 0.0, 0.0])
+            .unwrap();
+    }
+    let u0 = 1e-3 * RADIUS;
+    let start = Vec3::new(-0.7 * h, -0.55 * h, RADIUS - u0);
+    let end = Vec3::new(0.7 * h, 0.5 * h, RADIUS - u0);
+    let steps = 20_000;
+    let mut b = ball(start, (end - start) / (steps as f64 * dt), g);
+    b.spin = Vec3::new(0.3, -0.2, 0.5);
+    b.fixity = talus_core::Fixity::from_flags([true; 6]);
+    sim.add_ball(b).unwrap();
+    let mut wall = talus_core::Wall::new("w", &mesh.0, &mesh.1, None).unwrap();
+    wall.resolution = talus_core::Resolution::Full;
+    wall.cutoff_angle = 10f64.to_radians();
+    sim.add_wall(wall, w);
+    sim.prepare().unwrap();
+    (0..steps)
+        .map(|step| {
+            sim.cycle().unwrap();
+            let snap = sim.snapshot();
+            let carrying: Vec<_> = snap
+                .contacts()
+                .filter(|c| c.force_local[0] > 0.0)
+                .map(|c| c.dof.expect("six-DOF displacements"))
+                .collect();
+            assert_eq!(carrying.len(), 1, "step {step}: one contact carries");
+            carrying[0]
+        })
+        .collect()
+}
+
+/// When the wall logic hands a ball's load to another facet's contact,
+/// the six-DOF displacements go with the frame and the model's state: a
+/// ball dragged and spun over 2 and over 200 facets has, at every step,
+/// the displacements of the same ball on one facet (to 1e-9 of their
+/// size). A carrier that started its own history would lose the shear
+/// and the rotations accumulated before it took over.
+#[test]
+fn six_dof_displacements_follow_the_load_across_facets() {
+    let h = 4.0 * RADIUS;
+    let one = (
+        vec![
+            [-4.0 * h, -4.0 * h, 0.0],
+            [4.0 * h, -4.0 * h, 0.0],
+            [0.0, 6.0 * h, 0.0],
+        ],
+        vec![[0, 1, 2]],
+    );
+    let reference = dragged_over(&one, h);
+    let last = reference.last().unwrap();
+    // The shear path and the rolling and twist angles are all there.
+    assert!(last[1].hypot(last[2]) > 0.5 * h, "{last:?}");
+    assert!(
+        last[3].abs() > 0.01 && last[4].hypot(last[5]) > 0.01,
+        "{last:?}"
+    );
+    for n in [1, 10] {
+        let over = dragged_over(&flat_mesh(h, n), h);
+        for (step, (a, b)) in reference.iter().zip(&over).enumerate() {
+            for k in 0..6 {
+                let scale = if k < 3 { h } else { 1.0 };
+                assert!(
+                    (a[k] - b[k]).abs() <= 1e-9 * scale,
+                    "{} facets, step {step}, component {k}: {} vs {}",
+                    2 * n * n,
+                    b[k],
+                    a[k]
+                );
+            }
+        }
+    }
+}

@@ -732,7 +732,8 @@ fn carry_plane(
 }
 
 /// Moves the state of contact `from`, which carried last step, to `to`,
-/// which takes over, by the model's propagation rules, with the frame.
+/// which takes over, by the model's propagation rules, with the frame
+/// and the six-DOF displacements.
 pub(super) fn take_over(
     m: &mut crate::sim::ModelRuntime,
     lane: usize,
@@ -776,6 +777,9 @@ pub(super) fn take_over(
         let p = st.plane[from];
         let q = &mut st.plane[to];
         (q.n, q.s, q.t, q.initialised) = (p.n, p.s, p.t, p.initialised);
+        if st.six_dof {
+            st.dof[to] = st.dof[from];
+        }
         st.setup[to].flags &= !flags::NEW;
     }
     Ok(())

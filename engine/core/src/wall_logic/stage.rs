@@ -307,6 +307,12 @@ impl Simulation {
                     q.s = p.s;
                     q.t = p.t;
                     q.initialised = p.initialised;
+                    // So do the six-DOF displacements, the contact's
+                    // history in that frame (the normal one follows the
+                    // new carrier's gap when the pass refreshes it).
+                    if store.six_dof {
+                        store.dof[to] = store.dof[from];
+                    }
                     store.setup[to].flags &= !flags::NEW;
                 }
             }

@@ -61,10 +61,7 @@ fn bond_sim_seeded(props: Vec<f64>, seed: u64) -> (Simulation, u16, u16) {
     let g = sim.group("grain");
     let w = sim.group("wall");
     let root = talus_plugin_linearbond::root_module();
-    let entry = talus_sdk::ModelEntry::from_abi((root.models())()[0]).unwrap();
-    let m = sim.add_model(entry);
-    sim.assign(g, g, m, props.clone()).unwrap();
-    sim.assign(g, w, m, props).unwrap();
+    add_plugin_model(&mut sim, root, &[(g, g), (g, w)], &props);
     (sim, g, w)
 }
 
@@ -486,11 +483,7 @@ fn a_bonded_chain_deflects_as_its_closed_form() {
 fn bond_breakage_gives_the_same_bits_on_one_and_two_threads() {
     use rand::{Rng, SeedableRng};
     let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
+        on_threads(threads, || {
             let mut props = STRONG.values();
             props[1] = 5e5; // ks
             props[2] = 0.5; // fric
@@ -526,11 +519,10 @@ fn bond_breakage_gives_the_same_bits_on_one_and_two_threads() {
                         .map(|b| (b.step, b.contact, b.mode, b.state)),
                 );
             }
-            let bits: Vec<u64> = (sim.balls().pos.iter())
-                .chain(sim.balls().spin.iter())
-                .flat_map(|p| p.to_array())
-                .map(f64::to_bits)
-                .collect();
+            let mut bits = Vec::new();
+            for &v in sim.balls().pos.iter().chain(sim.balls().spin.iter()) {
+                push_bits(&mut bits, v);
+            }
             (bonded, breaks, bits)
         })
     };

@@ -8,20 +8,10 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use talus_core::checkpoint::Checkpoint;
 use talus_core::math::Mat3;
-use talus_core::{BallInit, Cell, Fixity, PairKind, Settings, Simulation, Timestep, Vec3};
+use talus_core::{BallInit, Fixity, PairKind, Settings, Simulation, Timestep, Vec3};
 
 mod common;
 use common::*;
-
-/// A cubic periodic cell of side `side` with velocity gradient `l`.
-fn cube(side: f64, l: Mat3) -> Cell {
-    Cell::from_box(Vec3::ZERO, Vec3::splat(side), [true; 3], l).unwrap()
-}
-
-/// Simple shear, `v_x = rate y`.
-fn shear(rate: f64) -> Mat3 {
-    Mat3::from_cols(Vec3::ZERO, Vec3::new(rate, 0.0, 0.0), Vec3::ZERO)
-}
 
 #[test]
 fn a_ball_crossing_each_periodic_face_keeps_its_velocity_and_spin_bits() {
@@ -37,10 +27,7 @@ fn a_ball_crossing_each_periodic_face_keeps_its_velocity_and_spin_bits() {
             ..Settings::default()
         });
         let g = sim.group("grain");
-        let root = talus_plugin_linear::root_module();
-        let entry = talus_sdk::ModelEntry::from_abi((root.models())()[0]).unwrap();
-        let m = sim.add_model(entry);
-        sim.assign(g, g, m, vec![KN, KN, 0.5, 0.0, 0.0]).unwrap();
+        add_linear(&mut sim, &[(g, g)], &[KN, KN, 0.5, 0.0, 0.0]);
         let mut b = ball(Vec3::splat(0.5 * side), v0, g);
         b.spin = Vec3::new(3.0, -1.0, 0.25);
         b.damping = 0.1;
@@ -284,27 +271,15 @@ fn a_sheared_packing_has_a_contact_for_every_overlap() {
 }
 
 fn bits(sim: &Simulation) -> Vec<u64> {
-    let b = sim.balls();
-    let mut out = Vec::new();
-    for i in 0..b.len() {
-        for v in [b.pos[i], b.vel[i], b.spin[i], b.force[i]] {
-            out.extend(v.to_array().map(f64::to_bits));
-        }
-    }
-    let s = sim.cell_state().unwrap();
-    out.extend(s.stress.to_cols_array().map(f64::to_bits));
-    out.extend(s.h.to_cols_array().map(f64::to_bits));
+    let mut out = ball_bits(sim);
+    push_cell_bits(&mut out, sim);
     out
 }
 
 #[test]
 fn a_periodic_run_gives_the_same_bits_on_one_and_two_threads() {
     let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
+        on_threads(threads, || {
             let mut sim = packing(40.0);
             sim.prepare().unwrap();
             for _ in 0..300 {

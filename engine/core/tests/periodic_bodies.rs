@@ -20,16 +20,6 @@ use talus_geometry::box_block;
 mod common;
 use common::*;
 
-/// A cubic periodic cell of side `side` with velocity gradient `l`.
-fn cube(side: f64, l: Mat3) -> Cell {
-    Cell::from_box(Vec3::ZERO, Vec3::splat(side), [true; 3], l).unwrap()
-}
-
-/// Simple shear, `v_x = rate y`.
-fn shear(rate: f64) -> Mat3 {
-    Mat3::from_cols(Vec3::ZERO, Vec3::new(rate, 0.0, 0.0), Vec3::ZERO)
-}
-
 /// An axis-aligned ellipsoid of semi-axes `a`, given by its support
 /// mapping alone, as a plugin shape would be.
 struct Ellipsoid(Vec3);
@@ -493,14 +483,8 @@ fn a_sheared_packing_of_blocks_and_clumps_has_a_contact_for_every_overlap() {
 }
 
 fn bits(sim: &Simulation) -> Vec<u64> {
-    let mut out = Vec::new();
-    let mut put = |v: Vec3| out.extend(v.to_array().map(f64::to_bits));
-    let b = sim.balls();
-    for i in 0..b.len() {
-        for v in [b.pos[i], b.vel[i], b.spin[i], b.force[i]] {
-            put(v);
-        }
-    }
+    let mut out = ball_bits(sim);
+    let mut put = |v: Vec3| push_bits(&mut out, v);
     let k = sim.blocks();
     for i in 0..k.len() {
         for v in [k.pos[i], k.vel[i], k.spin[i], k.force[i], k.moment[i]] {
@@ -513,20 +497,14 @@ fn bits(sim: &Simulation) -> Vec<u64> {
             put(v);
         }
     }
-    let s = sim.cell_state().unwrap();
-    out.extend(s.stress.to_cols_array().map(f64::to_bits));
-    out.extend(s.h.to_cols_array().map(f64::to_bits));
+    push_cell_bits(&mut out, sim);
     out
 }
 
 #[test]
 fn a_periodic_run_of_blocks_and_clumps_gives_the_same_bits_on_one_and_two_threads() {
     let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
+        on_threads(threads, || {
             let mut s = packing(40.0);
             s.sim.prepare().unwrap();
             for _ in 0..300 {

@@ -4,6 +4,7 @@
 //! twice.
 
 mod common;
+use common::{on_threads, push_bits};
 
 use rand::{Rng, SeedableRng};
 use talus_core::math::Quat;
@@ -21,10 +22,7 @@ fn scene() -> Simulation {
         ..Settings::default()
     });
     let g = s.group("g");
-    let root = talus_plugin_linear::root_module();
-    let entry = talus_sdk::ModelEntry::from_abi((root.models())()[0]).unwrap();
-    let m = s.add_model(entry);
-    s.assign(g, g, m, vec![2e5, 1e5, 0.4, 0.2, 0.2]).unwrap();
+    common::add_linear(&mut s, &[(g, g)], &[2e5, 1e5, 0.4, 0.2, 0.2]);
     let (v, t) = common::flat_mesh(0.12, 8);
     s.add_wall(Wall::new("floor", &v, &t, None).unwrap(), g);
     let shapes: Vec<u32> = (0..4)
@@ -61,14 +59,6 @@ fn scene() -> Simulation {
     s
 }
 
-fn on_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap();
-    pool.install(f)
-}
-
 /// Contacts of a rigid pair kind, over every model.
 fn stored(s: &Simulation, pair: PairKind) -> usize {
     s.models.iter().map(|m| m.store(pair).len()).sum()
@@ -91,18 +81,18 @@ fn balls_blocks_and_a_floor_give_the_same_bits_on_one_two_and_three_threads() {
             let k = s.blocks();
             for i in 0..s.n_blocks() {
                 for v in [k.pos[i], k.vel[i], k.force[i], k.moment[i]] {
-                    bits.extend(v.to_array().map(f64::to_bits));
+                    push_bits(&mut bits, v);
                 }
             }
             let b = s.balls();
             for i in 0..s.n_balls() {
                 for v in [b.pos[i], b.vel[i], b.spin[i]] {
-                    bits.extend(v.to_array().map(f64::to_bits));
+                    push_bits(&mut bits, v);
                 }
             }
             for w in s.walls().iter() {
-                bits.extend(w.force.to_array().map(f64::to_bits));
-                bits.extend(w.moment.to_array().map(f64::to_bits));
+                push_bits(&mut bits, w.force);
+                push_bits(&mut bits, w.moment);
             }
             (bits, counts)
         })

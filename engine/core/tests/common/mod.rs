@@ -1,12 +1,14 @@
 //! Helpers shared by the core's integration tests: a simulation with the
-//! linear model embedded, ball and block templates and flat meshes.
+//! linear model embedded, ball and block templates, flat meshes, periodic
+//! cells, and the thread pools and bit dumps of determinism tests.
 #![allow(dead_code, reason = "each test binary uses a subset")]
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
-use talus_core::math::Quat;
-use talus_core::{BallInit, BlockInit, Fixity, Settings, Simulation, Timestep, Vec3};
+use talus_core::math::{Mat3, Quat};
+use talus_core::{BallInit, BlockInit, Cell, Fixity, Settings, Simulation, Timestep, Vec3};
 use talus_geometry::{random_block, ConvexPolyhedron, RandomBlock};
+use talus_sdk::PluginModRef;
 
 pub const RADIUS: f64 = 0.01;
 pub const DENSITY: f64 = 2500.0;
@@ -24,12 +26,30 @@ pub fn linear_sim(dt: f64, props: [f64; 5]) -> (Simulation, u16, u16) {
     });
     let g = sim.group("grain");
     let w = sim.group("wall");
-    let root = talus_plugin_linear::root_module();
+    add_linear(&mut sim, &[(g, g), (g, w)], &props);
+    (sim, g, w)
+}
+
+/// Adds the first model of the plugin `root` (the embedded linear and
+/// linearbond plugins export one each) to `sim`, and assigns it with
+/// `props` to each group pair of `pairs`.
+pub fn add_plugin_model(
+    sim: &mut Simulation,
+    root: PluginModRef,
+    pairs: &[(u16, u16)],
+    props: &[f64],
+) {
     let entry = talus_sdk::ModelEntry::from_abi((root.models())()[0]).unwrap();
     let m = sim.add_model(entry);
-    sim.assign(g, g, m, props.to_vec()).unwrap();
-    sim.assign(g, w, m, props.to_vec()).unwrap();
-    (sim, g, w)
+    for &(a, b) in pairs {
+        sim.assign(a, b, m, props.to_vec()).unwrap();
+    }
+}
+
+/// Adds the linear model to `sim`, assigned with `props` to each group
+/// pair of `pairs`.
+pub fn add_linear(sim: &mut Simulation, pairs: &[(u16, u16)], props: &[f64]) {
+    add_plugin_model(sim, talus_plugin_linear::root_module(), pairs, props);
 }
 
 pub fn ball(pos: Vec3, velocity: Vec3, group: u16) -> BallInit {
@@ -109,4 +129,49 @@ pub fn pebble(seed: u64) -> ConvexPolyhedron {
         roughness: 0.2,
     };
     random_block(&spec, seed).unwrap()
+}
+
+/// A cubic periodic cell of side `side` with velocity gradient `l`.
+pub fn cube(side: f64, l: Mat3) -> Cell {
+    Cell::from_box(Vec3::ZERO, Vec3::splat(side), [true; 3], l).unwrap()
+}
+
+/// Simple shear, `v_x = rate y`.
+pub fn shear(rate: f64) -> Mat3 {
+    Mat3::from_cols(Vec3::ZERO, Vec3::new(rate, 0.0, 0.0), Vec3::ZERO)
+}
+
+/// Runs `f` in a rayon pool of `threads` threads, for runs compared
+/// across thread counts.
+pub fn on_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    pool.install(f)
+}
+
+/// Appends the bits of the components of `v` to `out`: state that
+/// determinism tests compare bit for bit.
+pub fn push_bits(out: &mut Vec<u64>, v: Vec3) {
+    out.extend(v.to_array().map(f64::to_bits));
+}
+
+/// The bits of every ball's position, velocity, spin and force.
+pub fn ball_bits(sim: &Simulation) -> Vec<u64> {
+    let b = sim.balls();
+    let mut out = Vec::new();
+    for i in 0..b.len() {
+        for v in [b.pos[i], b.vel[i], b.spin[i], b.force[i]] {
+            push_bits(&mut out, v);
+        }
+    }
+    out
+}
+
+/// Appends the bits of the periodic cell's stress and matrix to `out`.
+pub fn push_cell_bits(out: &mut Vec<u64>, sim: &Simulation) {
+    let s = sim.cell_state().unwrap();
+    out.extend(s.stress.to_cols_array().map(f64::to_bits));
+    out.extend(s.h.to_cols_array().map(f64::to_bits));
 }

@@ -1,6 +1,7 @@
 //! Unit tests of the pebble fill's parts.
 
-use super::bvh::point_triangle_distance2;
+use super::bvh::{point_triangle_distance2, Bvh};
+use super::grid::ball_nodes;
 use super::*;
 
 /// The twelve outward triangles of the box `[lo, hi]`.

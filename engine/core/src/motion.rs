@@ -83,75 +83,36 @@ impl Simulation {
             .zip(b.force[..free].chunks_mut(block))
             .zip(b.moment[..free].chunks_mut(block))
             .zip(b.stiffness[..free].chunks_mut(block));
+        let law = BallLaw {
+            g,
+            dt,
+            screen,
+            cell,
+            deforming,
+            inv_mass,
+            inv_inertia,
+            damping,
+            fixity,
+            refs,
+        };
         self.motion_blocks = team::map(
             columns.collect(),
             |c, ((((((x, v), w), rebin), force), moment), stiffness)| {
-                let lo = c * block;
-                let n = x.len();
-                let (v, w, rebin) = (&mut v[..n], &mut w[..n], &mut rebin[..n]);
-                let (force, moment, stiffness) =
-                    (&mut force[..n], &mut moment[..n], &mut stiffness[..n]);
-                let (im, ii) = (&inv_mass[lo..lo + n], &inv_inertia[lo..lo + n]);
-                let (damping, fixity) = (&damping[lo..lo + n], &fixity[lo..lo + n]);
-                let refs = refs.map(|(r, tol2)| (&r[lo..lo + n], tol2));
-                let mut bad = usize::MAX;
-                for i in 0..n {
-                    let (a, fix) = (damping[i], fixity[i]);
-                    // Accelerations: local damping scales with |F + m g| / m.
-                    let acc = force[i] * im[i] + g;
-                    let alpha = moment[i] * ii[i];
-                    // The sums are used up: zeroed here, while in cache, for
-                    // this cycle's contact pass.
-                    (force[i], moment[i], stiffness[i]) = (Vec3::ZERO, Vec3::ZERO, 0.0);
-                    // Updated in registers and stored once: reading back a
-                    // vector just stored one component at a time stalls.
-                    let (mut vn, mut wn) = (v[i], w[i]);
-                    if a == 0.0 && fix.0 == 0 {
-                        vn += acc * dt;
-                        wn += alpha * dt;
-                    } else if fix.0 == 0 {
-                        // The loop below without its fixity tests.
-                        for k in 0..3 {
-                            vn[k] += (acc[k] - a * acc[k].abs() * sign(vn[k])) * dt;
-                            wn[k] += (alpha[k] - a * alpha[k].abs() * sign(wn[k])) * dt;
-                        }
-                    } else {
-                        for k in 0..3 {
-                            if !fix.fixed(k) {
-                                vn[k] += (acc[k] - a * acc[k].abs() * sign(vn[k])) * dt;
-                            }
-                            if !fix.fixed(k + 3) {
-                                wn[k] += (alpha[k] - a * alpha[k].abs() * sign(wn[k])) * dt;
-                            }
-                        }
-                    }
-                    let mut xn = x[i] + vn * dt;
-                    if let Some(c) = cell {
-                        // Carried with the cell (the stored velocity is the
-                        // fluctuation), then wrapped into it: velocity and
-                        // spin stay as they are.
-                        if deforming {
-                            xn += c.affine_step(x[i], dt);
-                        }
-                        xn = c.wrap(xn);
-                    }
-                    (x[i], v[i], w[i]) = (xn, vn, wn);
-                    // Whether contact detection must re-bin the ball
-                    // (`cellspace::left_reference`).
-                    rebin[i] = match refs {
-                        Some((r, tol2)) => cellspace::left_reference(r[i], xn, tol2),
-                        None => true,
-                    };
-                    // Rarely false; the balls that fail it are tested
-                    // exactly after the loop.
-                    if !screen.passes(xn, vn, wn) && bad == usize::MAX {
-                        bad = lo + i;
-                    }
+                let rows = BallRows {
+                    lo: c * block,
+                    x,
+                    v,
+                    w,
+                    rebin,
+                    sums: (force, moment, stiffness),
+                };
+                // Without a moving cell the loop has no cell code at all
+                // (a call inside it would keep its vectors on the stack).
+                if law.cell.is_some() {
+                    law.advance::<true>(rows)
+                } else {
+                    law.advance::<false>(rows)
                 }
-                // Counted apart: in the loop above, the count slowed
-                // it down more than this costs.
-                let flagged = rebin.iter().map(|&r| u32::from(r)).sum();
-                (bad, flagged)
             },
         );
         drop(b);
@@ -176,6 +137,117 @@ impl Simulation {
             Some((i, sign)) => Err(self.blowup(BodyKind::Ball, i as u64 + 1, sign)),
             None => Ok(()),
         }
+    }
+}
+
+/// What the balls' law of motion reads besides the rows it updates.
+struct BallLaw<'a> {
+    g: Vec3,
+    dt: f64,
+    screen: blowup::Screen,
+    cell: Option<&'a Cell>,
+    deforming: bool,
+    inv_mass: &'a [f64],
+    inv_inertia: &'a [f64],
+    damping: &'a [f64],
+    fixity: &'a [Fixity],
+    /// The cell space's reference centres and squared tolerance.
+    refs: Option<(&'a [Vec3], f64)>,
+}
+
+/// One block of balls' rows, from ball `lo` on: positions, velocities,
+/// spins, re-bin flags and the force, moment and stiffness sums.
+struct BallRows<'r> {
+    lo: usize,
+    x: &'r mut [Vec3],
+    v: &'r mut [Vec3],
+    w: &'r mut [Vec3],
+    rebin: &'r mut [bool],
+    sums: (&'r mut [Vec3], &'r mut [Vec3], &'r mut [f64]),
+}
+
+impl BallLaw<'_> {
+    /// Advances one block of balls; `CELL` says whether the run has a
+    /// moving cell (`self.cell` is `Some`). Returns the first ball that
+    /// failed the blow-up screen (`usize::MAX` if none) and how many
+    /// balls must be re-binned.
+    #[inline(always)]
+    fn advance<const CELL: bool>(&self, rows: BallRows<'_>) -> (usize, u32) {
+        let BallRows {
+            lo,
+            x,
+            v,
+            w,
+            rebin,
+            sums: (force, moment, stiffness),
+        } = rows;
+        let (g, dt, screen) = (self.g, self.dt, self.screen);
+        let n = x.len();
+        let (v, w, rebin) = (&mut v[..n], &mut w[..n], &mut rebin[..n]);
+        let (force, moment, stiffness) = (&mut force[..n], &mut moment[..n], &mut stiffness[..n]);
+        let (im, ii) = (&self.inv_mass[lo..lo + n], &self.inv_inertia[lo..lo + n]);
+        let (damping, fixity) = (&self.damping[lo..lo + n], &self.fixity[lo..lo + n]);
+        let refs = self.refs.map(|(r, tol2)| (&r[lo..lo + n], tol2));
+        let mut bad = usize::MAX;
+        for i in 0..n {
+            let (a, fix) = (damping[i], fixity[i]);
+            // Accelerations: local damping scales with |F + m g| / m.
+            let acc = force[i] * im[i] + g;
+            let alpha = moment[i] * ii[i];
+            // The sums are used up: zeroed here, while in cache, for
+            // this cycle's contact pass.
+            (force[i], moment[i], stiffness[i]) = (Vec3::ZERO, Vec3::ZERO, 0.0);
+            // Updated in registers and stored once: reading back a
+            // vector just stored one component at a time stalls.
+            let (mut vn, mut wn) = (v[i], w[i]);
+            if a == 0.0 && fix.0 == 0 {
+                vn += acc * dt;
+                wn += alpha * dt;
+            } else if fix.0 == 0 {
+                // The loop below without its fixity tests.
+                for k in 0..3 {
+                    vn[k] += (acc[k] - a * acc[k].abs() * sign(vn[k])) * dt;
+                    wn[k] += (alpha[k] - a * alpha[k].abs() * sign(wn[k])) * dt;
+                }
+            } else {
+                for k in 0..3 {
+                    if !fix.fixed(k) {
+                        vn[k] += (acc[k] - a * acc[k].abs() * sign(vn[k])) * dt;
+                    }
+                    if !fix.fixed(k + 3) {
+                        wn[k] += (alpha[k] - a * alpha[k].abs() * sign(wn[k])) * dt;
+                    }
+                }
+            }
+            let mut xn = x[i] + vn * dt;
+            if CELL {
+                if let Some(c) = self.cell {
+                    // Carried with the cell (the stored velocity is the
+                    // fluctuation), then wrapped into it: velocity and
+                    // spin stay as they are.
+                    if self.deforming {
+                        xn += c.affine_step(x[i], dt);
+                    }
+                    xn = c.wrap(xn);
+                }
+            }
+            (x[i], v[i], w[i]) = (xn, vn, wn);
+            // Whether contact detection must re-bin the ball
+            // (`cellspace::left_reference`).
+            rebin[i] = match refs {
+                Some((r, tol2)) => cellspace::left_reference(r[i], xn, tol2),
+                None => true,
+            };
+            // Rarely false; the balls that fail it are tested
+            // exactly after the loop.
+            if !screen.passes(xn, vn, wn) && bad == usize::MAX {
+                bad = lo + i;
+            }
+        }
+        // Counted apart: in the loop above, the count slowed it down
+        // more than this costs.
+        let flagged = rebin.iter().map(|&r| u32::from(r)).sum();
+        (bad, flagged)
     }
 }
 

@@ -1,5 +1,6 @@
 //! The periodic cell: balls wrap round with their velocity and spin, a
-//! pair across the boundary pushes as the same pair inside, the cell
+//! pair across the boundary pushes as the same pair inside (and a bond
+//! installed across it holds and breaks as inside), the cell
 //! stress of a sheared lattice against its closed form, the broad phase
 //! against brute force under shear, and the same bits on one and two
 //! threads and after a checkpoint.
@@ -121,6 +122,108 @@ fn a_pair_across_the_boundary_pushes_as_the_same_pair_inside() {
             }
         }
         assert!(touched == inside.len(), "{touched}");
+    }
+}
+
+/// Two balls a small gap apart in a cubic cell with velocity gradient
+/// `l`, end1 at `x1`, bonded at step 0 (linearbond, installed at a gap
+/// twice theirs), every degree of freedom held; end2 is moved away along
+/// the line of centres and across it, and spun. Returns the force and
+/// moment on end2 at every step and the step in which the bond broke.
+fn bonded_pair(x1: Vec3, l: Mat3) -> (Vec<[Vec3; 2]>, Option<u64>) {
+    let mut sim = Simulation::new(Settings {
+        gravity: Vec3::ZERO,
+        timestep: Timestep::Fixed(1e-5),
+        ..Settings::default()
+    });
+    let g = sim.group("grain");
+    // kn, ks, fric, dp_nratio, dp_sratio, pb_kn, pb_ks, pb_rmul, pb_ten,
+    // pb_ten_sd, pb_coh, pb_coh_sd, pb_fa, pb_mcf
+    let props = [
+        KN,
+        0.5 * KN,
+        0.3,
+        0.0,
+        0.0,
+        1e11,
+        5e10,
+        1.0,
+        1e6,
+        0.0,
+        1e9,
+        0.0,
+        0.0,
+        1.0,
+    ];
+    add_plugin_model(
+        &mut sim,
+        talus_plugin_linearbond::root_module(),
+        &[(g, g)],
+        &props,
+    );
+    let d = Vec3::new(0.012, -0.009, 0.011);
+    let gap = 0.05 * RADIUS;
+    let d = d * ((2.0 * RADIUS + gap) / d.length());
+    let held = Fixity::from_flags([true; 6]);
+    sim.add_ball(BallInit {
+        fixity: held,
+        ..ball(x1, Vec3::ZERO, g)
+    })
+    .unwrap();
+    let away = d.normalize() * 0.01 + Vec3::new(0.003, 0.004, -0.002);
+    sim.add_ball(BallInit {
+        fixity: held,
+        spin: Vec3::new(0.5, -0.3, 0.8),
+        ..ball(x1 + d, away, g)
+    })
+    .unwrap();
+    sim.set_cell(cube(0.1, l));
+    sim.install_bonds(talus_core::BondInstall {
+        groups: (g, g),
+        gap: 2.0 * gap,
+        at: talus_core::When::Step(0),
+    })
+    .unwrap();
+    sim.prepare().unwrap();
+    let mut broke = None;
+    let forces = (0..600)
+        .map(|_| {
+            sim.cycle().unwrap();
+            if let Some(b) = sim.take_bond_breaks().first() {
+                broke = Some(b.step);
+            }
+            let b = sim.balls();
+            [b.force[1], b.moment[1]]
+        })
+        .collect();
+    (forces, broke)
+}
+
+/// A bond installed at a gap between two balls across the cell's faces
+/// pulls, shears and twists as the same bond inside, and breaks in the
+/// same step (the nearest image is found each step; the bond is carried
+/// with it).
+#[test]
+fn a_bond_installed_across_the_boundary_holds_and_breaks_as_inside() {
+    for l in [Mat3::ZERO, shear(0.5)] {
+        let (inside, broke_inside) = bonded_pair(Vec3::splat(0.04), l);
+        let (across, broke_across) = bonded_pair(Vec3::new(0.095, 0.005, 0.093), l);
+        assert!(broke_inside.is_some(), "{l:?}: the bond breaks");
+        assert_eq!(broke_inside, broke_across, "{l:?}");
+        let k = broke_inside.unwrap() as usize;
+        // The bond carried force before it broke.
+        assert!(inside[k - 2][0].length() > 1.0, "{:?}", inside[k - 2]);
+        for (step, (fi, fa)) in inside.iter().zip(&across).enumerate() {
+            let scale = fi[0].length().max(1e-9);
+            for j in 0..2 {
+                assert!(
+                    (fi[j] - fa[j]).length() <= 1e-8 * scale * if j == 0 { 1.0 } else { RADIUS },
+                    "{l:?}, step {step}: {} vs {}",
+                    fi[j],
+                    fa[j]
+                );
+            }
+        }
     }
 }
 

@@ -623,7 +623,9 @@ fn flying_apart(n: usize, pitch: f64, speed: f64) -> String {
 /// the bonds table with the stress above its strength, and that the
 /// contacts table says they were bonded; `extra` is more Python on the
 /// bonds table `b`.
-fn three_bonds_break_in_tension(cfg: &Path, out: &Path, extra: &str) {
+/// Runs `cfg` into `out`, which must succeed and leave a readable
+/// dataset.
+fn run_ok(cfg: &Path, out: &Path) {
     let o = talus(&[
         "run",
         cfg.to_str().unwrap(),
@@ -633,6 +635,25 @@ fn three_bonds_break_in_tension(cfg: &Path, out: &Path, extra: &str) {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     check_dataset(out);
+}
+
+/// Runs the Python `script` (its asserts the checks) on the dataset
+/// folder `out`.
+fn python_checks(script: &str, out: &Path) {
+    let py = Command::new("python3")
+        .args(["-c", script, out.to_str().unwrap()])
+        .output()
+        .expect("python3 runs");
+    assert!(
+        py.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&py.stdout),
+        String::from_utf8_lossy(&py.stderr)
+    );
+}
+
+fn three_bonds_break_in_tension(cfg: &Path, out: &Path, extra: &str) {
+    run_ok(cfg, out);
     let script = format!(
         r#"
 import sys
@@ -650,16 +671,7 @@ assert set(b["id"]) == set(first["id"])
 print("ok")
 "#
     );
-    let py = Command::new("python3")
-        .args(["-c", &script, out.to_str().unwrap()])
-        .output()
-        .expect("python3 runs");
-    assert!(
-        py.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&py.stdout),
-        String::from_utf8_lossy(&py.stderr)
-    );
+    python_checks(&script, out);
 }
 
 /// Four balls in a row, bonded, flying apart: every bond breaks in
@@ -892,15 +904,7 @@ fn bonds_between_blocks_validate_run_and_break() {
         ),
     );
     let out = tmp.path().join("wall");
-    let o = talus(&[
-        "run",
-        cfg.to_str().unwrap(),
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    check_dataset(&out);
+    run_ok(&cfg, &out);
     let script = r#"
 import sys
 import pandas as pd
@@ -916,14 +920,5 @@ held = first[first["pb_state"] == 1]
 assert len(held) == 1 and set(held["id"]) == set(b["id"]), first
 print("ok")
 "#;
-    let py = Command::new("python3")
-        .args(["-c", script, out.to_str().unwrap()])
-        .output()
-        .expect("python3 runs");
-    assert!(
-        py.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&py.stdout),
-        String::from_utf8_lossy(&py.stderr)
-    );
+    python_checks(script, &out);
 }

@@ -79,8 +79,9 @@ pub(crate) struct LaneKernel {
     pub(crate) pair: PairKind,
     /// Cache values per contact ([`PairKernel::CACHE`]).
     pub(crate) cache: usize,
-    /// The contact pass over one chunk.
-    pub(crate) run: RunChunk,
+    /// The contact pass over one chunk: without a periodic cell, and with
+    /// one.
+    pub(crate) run: [RunChunk; 2],
     /// The first slot, if any, whose contact puts a non-finite force or
     /// moment into the sums (its carry at least the given code).
     pub(crate) first_non_finite: fn(&Scene<'_>, &ContactStore, u8) -> Option<usize>,
@@ -96,7 +97,10 @@ const fn kernels_of<K: PairKernel, F: FrameUpdate>() -> LaneKernel {
     LaneKernel {
         pair: K::PAIR,
         cache: K::CACHE,
-        run: pass::run_chunk::<K, F>,
+        run: [
+            pass::run_chunk::<K, F, false>,
+            pass::run_chunk::<K, F, true>,
+        ],
         first_non_finite: crate::sums::first_non_finite::<K>,
         refresh: narrow::refresh_lane::<K>,
         mass: K::effective_mass,

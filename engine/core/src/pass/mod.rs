@@ -190,7 +190,7 @@ impl Simulation {
                 // and its chunks.
                 let mut work: Vec<Vec<LaneWork<'_>>> = (0..n_seg).map(|_| Vec::new()).collect();
                 for (l, lane) in m.lanes[..n_lanes].iter_mut().enumerate() {
-                    let run = lane.kernel.run;
+                    let run = lane.kernel.run[usize::from(pass.scene.cell.is_some())];
                     let Lane {
                         store: st, lone, ..
                     } = lane;
@@ -530,13 +530,24 @@ pub(crate) struct ChunkPass<'a> {
 /// Kept out of line (and reached through the lane's kernel table): inlined
 /// into the segment loop it ran 10-12 % slower on a dense pack (same
 /// instructions, worse register use).
+///
+/// `CELL` says whether the run has a periodic cell: without one the scene
+/// the chunk reads has none at compile time, and the cell's checks in
+/// every kernel fold away (dense 10k: 4 % of the pass's instructions).
 #[inline(never)]
-pub(crate) fn run_chunk<K: PairKernel, F: FrameUpdate>(
+pub(crate) fn run_chunk<K: PairKernel, F: FrameUpdate, const CELL: bool>(
     pass: &ChunkPass<'_>,
     ch: Chunk<'_>,
     scratch: &mut Scratch,
     sums: &mut Sums<'_>,
 ) -> Result<(), (usize, String)> {
+    debug_assert_eq!(CELL, pass.scene.cell.is_some());
+    // (A copy whose address goes to no call that is not inlined, so that
+    // its `cell` is a constant.)
+    let scene = &Scene {
+        cell: if CELL { pass.scene.cell } else { None },
+        ..pass.scene
+    };
     let Scratch {
         inputs,
         columns,
@@ -577,7 +588,7 @@ pub(crate) fn run_chunk<K: PairKernel, F: FrameUpdate>(
                 &mut unused
             };
             let busy = resolve_one::<K, F>(
-                &pass.scene,
+                scene,
                 &mut plane[k],
                 &mut ch.cache[k * K::CACHE..(k + 1) * K::CACHE],
                 dof,
@@ -702,6 +713,11 @@ pub(crate) fn run_chunk<K: PairKernel, F: FrameUpdate>(
         let rows = plane.iter().zip(setup.iter_mut());
         let rows = rows.zip(output.iter()).zip(carry.iter_mut());
         let ends = end1.iter().zip(end2);
+        // The word's breaks and whether a contact stopped asking to be
+        // held gather in registers: a push in the loop (a call, however
+        // rare) cost the pass its operands, reloaded after every contact
+        // (dense 10k: 4 % more instructions in the pass).
+        let (mut broke_bits, mut unheld_any) = (0u64, false);
         for (j, ((((plane, setup), out), carry), (&a, &b))) in rows.zip(ends).enumerate() {
             let bit = 1u64 << j;
             if idle & bit == 0 {
@@ -709,15 +725,10 @@ pub(crate) fn run_chunk<K: PairKernel, F: FrameUpdate>(
                 let released = pass.overlap_only && plane.gap > 0.0 && status != STATUS_ACTIVE;
                 let f = &mut setup.flags;
                 let carried = if lone & bit != 0 { CARRIED } else { 0 };
-                let held = if out.reserved & report::HOLD != 0 {
-                    HELD
-                } else {
-                    0
-                };
-                if out.reserved & report::BROKE != 0 {
-                    broke.push((w * 64 + j) as u32);
-                }
-                *unheld |= *f & HELD > held;
+                let r = out.reserved;
+                let held = u32::from(r & report::HOLD != 0) * HELD;
+                broke_bits |= u64::from(r & report::BROKE != 0) << j;
+                unheld_any |= *f & HELD > held;
                 *f = (*f & !(flags::NEW | RELEASED | HELD | BOND_NEAREST))
                     | if released { RELEASED } else { 0 }
                     | carried
@@ -734,10 +745,15 @@ pub(crate) fn run_chunk<K: PairKernel, F: FrameUpdate>(
             if *carry < pass.skip_below {
                 continue;
             }
-            let ap = apply::<K>(&pass.scene, plane, out, a, b);
+            let ap = apply::<K>(scene, plane, out, a, b);
             sums.check += ap.force + ap.torque1 + ap.torque2;
             K::add_end1(sums, a, &ap);
-            K::add_end2(sums, &pass.scene, b, &ap, *carry);
+            K::add_end2(sums, scene, b, &ap, *carry);
+        }
+        *unheld |= unheld_any;
+        while broke_bits != 0 {
+            broke.push((w * 64 + broke_bits.trailing_zeros() as usize) as u32);
+            broke_bits &= broke_bits - 1;
         }
     }
     Ok(())

@@ -134,7 +134,7 @@ impl Units {
         let mut work = Vec::with_capacity(n_units);
         let mut lone = &self.lone[..];
         for (l, lane) in lanes.iter_mut().enumerate().skip(from) {
-            let run = lane.kernel.run;
+            let run = lane.kernel.run[usize::from(pass.scene.cell.is_some())];
             let st = &mut lane.store;
             st.changed = false;
             st.arrived.clear();

@@ -51,6 +51,18 @@ impl ConvexShape for Bound {
             distance: p.distance,
         })
     }
+
+    fn has_features(&self) -> bool {
+        self.shape.has_features()
+    }
+
+    fn feature(&self, point: Vec3) -> Result<u32, String> {
+        let mut out = [0];
+        self.shape
+            .features(&self.values, &[], &[point.to_array()], &mut out)
+            .map_err(|e| e.to_string())?;
+        Ok(out[0])
+    }
 }
 
 /// The shape of `source` (a `[[shapes]]` table of kind `"plugin"`,

@@ -65,6 +65,21 @@ pub trait ConvexShape: Send + Sync {
         let _ = query;
         Err("the shape has no closest-point routine".to_string())
     }
+
+    /// Whether the shape's surface has features (faces, edges,
+    /// vertices...) across which a contact's state follows its model's
+    /// take-over rules (the sdk's `FeatureRule::ByModel`); a smooth shape
+    /// (the default) has one feature.
+    fn has_features(&self) -> bool {
+        false
+    }
+
+    /// The number of the feature holding the surface point `point`;
+    /// called only when [`ConvexShape::has_features`].
+    fn feature(&self, point: Vec3) -> Result<u32, String> {
+        let _ = point;
+        Ok(0)
+    }
 }
 
 /// Mass properties of a shape for unit density, in its own frame.
@@ -260,6 +275,27 @@ impl<'a> Posed<'a> {
             }
             Err(e) => {
                 self.failed(e);
+                None
+            }
+        }
+    }
+}
+
+impl Posed<'_> {
+    /// Whether the shape has features ([`ConvexShape::has_features`]).
+    #[inline]
+    pub(crate) fn has_features(&self) -> bool {
+        self.shape.has_features()
+    }
+
+    /// The feature holding the surface point `x` (world axes); `None`
+    /// after a failure (noted in the fault).
+    pub(crate) fn feature(&self, x: Vec3) -> Option<u32> {
+        let local = self.turn.conjugate() * (x - self.origin);
+        match self.shape.feature(local) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                self.failed(format!("feature of {local:?}: {e}"));
                 None
             }
         }

@@ -62,6 +62,13 @@ impl RegisteredShape {
         self.entry.closest_point.is_some()
     }
 
+    /// Whether a contact's state follows its model's take-over rules when
+    /// its point moves to another feature ([`FeatureRule::ByModel`]), the
+    /// features given by [`RegisteredShape::features`].
+    pub fn has_features(&self) -> bool {
+        self.entry.descriptor.features == FeatureRule::ByModel && self.entry.feature.is_some()
+    }
+
     fn error(&self, index: Option<u64>, message: impl Into<String>) -> ShapeCallError {
         ShapeCallError {
             shape: self.name().to_string(),

@@ -95,6 +95,8 @@ fn the_loaded_superellipsoid_answers_through_the_abi() {
     let mut features = [7; 2];
     shape.features(&sets, &[], &queries, &mut features).unwrap();
     assert_eq!(features, [0, 0]);
+    // Smooth: the engine never asks for features.
+    assert!(!shape.has_features());
 }
 
 #[test]

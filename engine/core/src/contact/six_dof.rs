@@ -702,7 +702,7 @@ mod tests {
                 a,
                 b,
                 dt,
-                false,
+                (false, false),
                 &mut i[0],
             );
             resolve_one::<BallBall, SixDof<false>>(
@@ -714,7 +714,7 @@ mod tests {
                 a,
                 b,
                 dt,
-                false,
+                (false, false),
                 &mut i[1],
             );
             assert!(

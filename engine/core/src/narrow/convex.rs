@@ -40,8 +40,40 @@ use talus_sdk::ContactOutput;
 /// Newton steps before a pair counts as not smooth.
 const NEWTON_STEPS: u32 = 24;
 
-/// The cache of a convex contact: its last normal.
-const CACHE: usize = 3;
+/// Where each value sits in a convex contact's cache.
+mod slot {
+    /// The last normal found (3 values), the next search's start.
+    pub(super) const HINT: usize = 0;
+    /// The feature of each end's contact point plus one (zero while not
+    /// known, and for ends without features): see [`super::track_feature`].
+    pub(super) const FEATURE1: usize = 3;
+    pub(super) const FEATURE2: usize = 4;
+    /// One when this step's resolution moved the contact's point to
+    /// another feature of an end, else zero.
+    pub(super) const MOVED: usize = 5;
+    /// Values per contact.
+    pub(super) const LEN: usize = 6;
+}
+
+/// The cache of a convex contact (see [`slot`]).
+const CACHE: usize = slot::LEN;
+
+/// Notes the feature of surface point `x` of `body` in `cache[at]` (the
+/// feature plus one); returns whether it differs from a known one, i.e.
+/// the contact's point moved to another feature. A shape without features
+/// (the sdk's `FeatureRule::Smooth`) is not asked.
+#[inline]
+pub(super) fn track_feature(body: &Posed<'_>, x: Vec3, cache: &mut [f64], at: usize) -> bool {
+    if !body.has_features() {
+        return false;
+    }
+    let Some(f) = body.feature(x) else {
+        return false;
+    };
+    let code = f64::from(f) + 1.0;
+    let before = std::mem::replace(&mut cache[at], code);
+    before != 0.0 && before != code
+}
 
 /// A ball (end1) and a convex body (end2).
 pub(crate) struct BallConvex;
@@ -175,7 +207,7 @@ fn still_apart(
         return true;
     }
     let fault = RefCell::new(None);
-    let m = vec_at(cache, 0);
+    let m = vec_at(cache, slot::HINT);
     let apart = {
         // About end1's centroid, as `rigid_plane` queries.
         let pb = posed_at(k, j, xb - k.pos[i], &fault);
@@ -191,7 +223,9 @@ fn still_apart(
 
 /// The plane (normal, gap, location) of two rows of the block archetype,
 /// end2 a convex body with its centroid at `xb` (its image nearest end1)
-/// and end1 a block (`block`) or a convex body.
+/// and end1 a block (`block`) or a convex body. With `track`, the
+/// features of the ends' points are noted in the cache (see
+/// [`slot::MOVED`]).
 #[inline(always)]
 fn rigid_plane(
     k: &BlockScene<'_>,
@@ -199,10 +233,11 @@ fn rigid_plane(
     (a, b): (Piece, Piece),
     xb: Vec3,
     block: bool,
+    track: bool,
 ) -> Option<(Vec3, f64, Vec3)> {
     let (i, j) = (a.index(), b.index());
     let fault = RefCell::new(None);
-    let hint = vec_at(cache, 0);
+    let hint = vec_at(cache, slot::HINT);
     // The pair is queried about end1's centroid: its answer then depends
     // on the two bodies' relative pose alone, not on where in the world
     // (or in which image of a periodic cell) they meet, and its
@@ -210,11 +245,21 @@ fn rigid_plane(
     let origin = k.pos[i];
     let found = {
         let pb = posed_at(k, j, xb - origin, &fault);
-        if block {
-            contact_of(&block_solid(k, i, Vec3::ZERO), &pb, hint, false)
-        } else {
-            contact_of(&posed_at(k, i, Vec3::ZERO, &fault), &pb, hint, true)
+        let pa = (!block).then(|| posed_at(k, i, Vec3::ZERO, &fault));
+        let found = match &pa {
+            None => contact_of(&block_solid(k, i, Vec3::ZERO), &pb, hint, false),
+            Some(pa) => contact_of(pa, &pb, hint, true),
+        };
+        if let Some(c) = found.filter(|_| track) {
+            // Each end's point: end2's witness, and end1's the gap back
+            // along the normal.
+            let p2 = c.point_b;
+            let moved2 = track_feature(&pb, p2, cache, slot::FEATURE2);
+            let moved1 = pa
+                .is_some_and(|pa| track_feature(&pa, p2 - c.gap * c.normal, cache, slot::FEATURE1));
+            cache[slot::MOVED] = f64::from(u8::from(moved1 || moved2));
         }
+        found
     };
     let failed = fault.borrow().is_some();
     note_fault(k, a, b, fault);
@@ -224,7 +269,7 @@ fn rigid_plane(
         }
         return None;
     };
-    set_vec(cache, 0, c.normal);
+    set_vec(cache, slot::HINT, c.normal);
     // Halfway between the convex end's witness and the other's surface:
     // a block's witness on a face is any point of it.
     let xc = origin + (c.point_b - 0.5 * c.gap * c.normal);
@@ -240,6 +285,11 @@ macro_rules! rigid_pair_kernel {
             const CACHE: usize = CACHE;
 
             #[inline(always)]
+            fn took_over(cache: &[f64]) -> bool {
+                cache[slot::MOVED] != 0.0
+            }
+
+            #[inline(always)]
             fn find(
                 scene: &Scene<'_>,
                 _plane: &mut Plane,
@@ -249,6 +299,7 @@ macro_rules! rigid_pair_kernel {
                 released: bool,
             ) -> Option<Found> {
                 let k = &scene.blocks;
+                cache[slot::MOVED] = 0.0;
                 // In a periodic cell, end2's image nearest to end1.
                 let (xa, xb) = (
                     k.pos[a.index()],
@@ -257,7 +308,7 @@ macro_rules! rigid_pair_kernel {
                 if released && still_apart(k, cache, (a, b), xb, $block) {
                     return None;
                 }
-                let (n, gap, xc) = rigid_plane(k, cache, (a, b), xb, $block)?;
+                let (n, gap, xc) = rigid_plane(k, cache, (a, b), xb, $block, true)?;
                 if released && gap > 0.0 {
                     return None;
                 }
@@ -321,7 +372,7 @@ macro_rules! rigid_pair_kernel {
                 b: Piece,
             ) {
                 let xb = rigid_image(scene, scene.blocks.pos[a.index()], b.index());
-                if let Some(found) = rigid_plane(&scene.blocks, cache, (a, b), xb, $block) {
+                if let Some(found) = rigid_plane(&scene.blocks, cache, (a, b), xb, $block, false) {
                     (plane.n, plane.gap, plane.xc) = found;
                 }
             }
@@ -339,7 +390,8 @@ rigid_pair_kernel!(ConvexConvex, PairKind::ConvexConvex, false);
 
 /// The plane of ball `a` against convex body `b` with its centroid at
 /// `xb` (its image nearest the ball): normal from the ball to the body,
-/// gap, location.
+/// gap, location. With `track`, the feature of the body's point is noted
+/// in the cache (see [`slot::MOVED`]).
 #[inline(always)]
 fn ball_convex_plane(
     scene: &Scene<'_>,
@@ -347,6 +399,7 @@ fn ball_convex_plane(
     a: Piece,
     b: Piece,
     xb: Vec3,
+    track: bool,
 ) -> Option<(Vec3, f64, Vec3)> {
     let (i, j) = (a.index(), b.index());
     let (ra, xa) = (scene.radius[i], scene.pos[i]);
@@ -354,7 +407,7 @@ fn ball_convex_plane(
     let fault = RefCell::new(None);
     let found = {
         let body = posed_at(k, j, xb, &fault);
-        if body.has_closest_point() {
+        let found = if body.has_closest_point() {
             body.closest_point(xa).map(|p| {
                 // From the ball towards the body: against the outward
                 // normal.
@@ -366,15 +419,20 @@ fn ball_convex_plane(
                 center: xa,
                 radius: ra,
             };
-            contact_of(&ball, &body, vec_at(cache, 0), true)
+            contact_of(&ball, &body, vec_at(cache, slot::HINT), true)
                 .map(|c| (c.normal, c.gap, 0.5 * (c.point_a + c.point_b)))
+        };
+        if let Some((n, gap, xc)) = found.filter(|_| track) {
+            let moved = track_feature(&body, xc + 0.5 * gap * n, cache, slot::FEATURE2);
+            cache[slot::MOVED] = f64::from(u8::from(moved));
         }
+        found
     };
     let failed = fault.borrow().is_some();
     note_fault(k, a, b, fault);
     match found {
         Some(plane) if !failed => {
-            set_vec(cache, 0, plane.0);
+            set_vec(cache, slot::HINT, plane.0);
             Some(plane)
         }
         _ => {
@@ -391,6 +449,11 @@ impl PairKernel for BallConvex {
     const CACHE: usize = CACHE;
 
     #[inline(always)]
+    fn took_over(cache: &[f64]) -> bool {
+        cache[slot::MOVED] != 0.0
+    }
+
+    #[inline(always)]
     fn find(
         scene: &Scene<'_>,
         _plane: &mut Plane,
@@ -401,6 +464,7 @@ impl PairKernel for BallConvex {
     ) -> Option<Found> {
         let (i, j) = (a.index(), b.index());
         let k = &scene.blocks;
+        cache[slot::MOVED] = 0.0;
         let ra = scene.radius[i];
         // In a periodic cell, the body's image nearest to the ball.
         let xb = rigid_image(scene, scene.pos[i], j);
@@ -414,12 +478,16 @@ impl PairKernel for BallConvex {
                 center: scene.pos[i],
                 radius: ra,
             };
-            let apart = apart_along(&ball, &posed_at(k, j, xb, &fault), vec_at(cache, 0));
+            let apart = apart_along(
+                &ball,
+                &posed_at(k, j, xb, &fault),
+                vec_at(cache, slot::HINT),
+            );
             if apart && fault.into_inner().is_none() {
                 return None;
             }
         }
-        let (n, gap, xc) = ball_convex_plane(scene, cache, a, b, xb)?;
+        let (n, gap, xc) = ball_convex_plane(scene, cache, a, b, xb, true)?;
         if released && gap > 0.0 {
             return None;
         }
@@ -466,7 +534,7 @@ impl PairKernel for BallConvex {
 
     fn refresh(scene: &Scene<'_>, plane: &mut Plane, cache: &mut [f64], a: Piece, b: Piece) {
         let xb = rigid_image(scene, scene.pos[a.index()], b.index());
-        if let Some(found) = ball_convex_plane(scene, cache, a, b, xb) {
+        if let Some(found) = ball_convex_plane(scene, cache, a, b, xb, false) {
             (plane.n, plane.gap, plane.xc) = found;
         }
     }

@@ -21,7 +21,7 @@
 
 use super::block_block::{set_vec, vec_at};
 use super::block_facet::{corners, plane_clusters, resolve_facet_lane, take_over, Swept};
-use super::convex::{contact_of, note_fault, posed};
+use super::convex::{contact_of, note_fault, posed, track_feature};
 use super::{
     add_block_end, facet_motion, plane_geometry, rigid_motion, BlockScene, Found, Masses,
     PairKernel, Scene,
@@ -54,8 +54,12 @@ mod slot {
     pub(super) const N: usize = 4;
     pub(super) const XC: usize = 7;
     pub(super) const GAP: usize = 10;
+    /// The feature of the body's contact point plus one, and whether this
+    /// step moved it to another (see `convex::track_feature`).
+    pub(super) const FEATURE: usize = 11;
+    pub(super) const MOVED: usize = 12;
     /// Values per contact.
-    pub(super) const LEN: usize = 11;
+    pub(super) const LEN: usize = 13;
 }
 
 /// Resolves the contact of convex body `i` with facet `f` of `wall`
@@ -174,6 +178,11 @@ impl PairKernel for ConvexFacet {
     const CACHE: usize = slot::LEN;
 
     #[inline(always)]
+    fn took_over(cache: &[f64]) -> bool {
+        cache[slot::MOVED] != 0.0
+    }
+
+    #[inline(always)]
     fn find(
         scene: &Scene<'_>,
         _plane: &mut Plane,
@@ -184,8 +193,18 @@ impl PairKernel for ConvexFacet {
     ) -> Option<Found> {
         // The wall stage resolved the contact this step.
         let (n, gap, xc) = stored(cache);
+        cache[slot::MOVED] = 0.0;
         if released && gap > 0.0 {
             return None;
+        }
+        let k = &scene.blocks;
+        let fault = RefCell::new(None);
+        let body = posed(k, a.index(), &fault);
+        if body.has_features() {
+            // The body's point: the gap back from the location.
+            let moved = track_feature(&body, xc - 0.5 * gap * n, cache, slot::FEATURE);
+            cache[slot::MOVED] = f64::from(u8::from(moved));
+            note_fault(k, a, b, fault);
         }
         let (wi, f) = scene.owner[b.index()];
         let wall = &scene.walls[wi as usize];

@@ -244,6 +244,15 @@ pub(crate) trait PairKernel {
         released: bool,
     ) -> Option<Found>;
 
+    /// Whether the last [`Self::find`] moved the contact's point to
+    /// another feature of an end whose shape has features (the sdk's
+    /// `FeatureRule::ByModel`): the contact then takes over from itself
+    /// as a new one by its model's rules (see [`resolve_one`]).
+    #[inline(always)]
+    fn took_over(_cache: &[f64]) -> bool {
+        false
+    }
+
     /// The moments of force `f` (global axes, on end2) about each end's
     /// reference point, `(x_c - x_1) x f` and `(x_c - x_2) x f`.
     fn lever(
@@ -546,6 +555,14 @@ fn frame_and_increments<K: PairKernel, F: FrameUpdate>(
 /// written to `input`, by the lane's frame update `F` (with `u` the
 /// contact's six-DOF displacements); returns false, leaving `input`
 /// alone, for an open contact its model has released.
+///
+/// A contact whose point moved to another feature of an end
+/// ([`PairKernel::took_over`]) takes over from itself as a new contact:
+/// `keeps` says whether its model's take-over rules carry any state slot
+/// over. If they do, the frame goes with the state (the pass moves the
+/// state, see `pass::take_over_in_place`); if not, the contact starts
+/// afresh, frame and six-DOF displacements included, and its model sees
+/// it as new.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn resolve_one<K: PairKernel, F: FrameUpdate>(
@@ -557,7 +574,7 @@ pub(crate) fn resolve_one<K: PairKernel, F: FrameUpdate>(
     a: Piece,
     b: Piece,
     dt: f64,
-    overlap_only: bool,
+    (overlap_only, keeps): (bool, bool),
     input: &mut ContactInput,
 ) -> bool {
     if K::CARRIES_BONDS && setup.flags & HELD != 0 {
@@ -591,6 +608,13 @@ pub(crate) fn resolve_one<K: PairKernel, F: FrameUpdate>(
         flags: setup.flags & !ENGINE_BITS,
         ..Default::default()
     };
+    if K::took_over(cache) && !keeps {
+        plane.initialised = false;
+        if F::SIX_DOF {
+            *u = [0.0; 6];
+        }
+        input.flags |= talus_sdk::flags::NEW;
+    }
     if open {
         plane.n = n;
         plane.initialised = false;

@@ -142,6 +142,14 @@ impl Simulation {
                     .inputs
                     .iter()
                     .any(|&id| inputs::geometric(id)),
+                slots: &m.entry.descriptor.state,
+                custom_state: m.entry.custom_state,
+                keeps: m
+                    .entry
+                    .descriptor
+                    .state
+                    .iter()
+                    .any(|s| s.propagation != talus_sdk::Propagation::None),
             };
             // The ball lanes (ball-ball, ball-facet) come first and run in
             // segments; the rigid lanes after them in units (see
@@ -521,6 +529,55 @@ pub(crate) struct ChunkPass<'a> {
     /// Whether an input the model asks for needs each contact's geometry
     /// (see [`inputs::geometric`]).
     pub(crate) geometric: bool,
+    /// The model's state slots, with their propagation rules.
+    pub(crate) slots: &'a [talus_sdk::StateSlotDesc],
+    /// The model's custom state rule.
+    pub(crate) custom_state: talus_sdk::StateFn,
+    /// Whether a take-over carries any state slot over (a rule other than
+    /// `None`; see [`resolve_one`]).
+    pub(crate) keeps: bool,
+}
+
+impl ChunkPass<'_> {
+    /// The values of property set `set`.
+    fn props_of(&self, set: u32) -> &[f64] {
+        let n = self.ctx.n_props as usize;
+        let set = set as usize;
+        &self.ctx.props.as_slice()[set * n..(set + 1) * n]
+    }
+}
+
+/// A contact whose point moved to another feature of an end takes over
+/// from itself as a new contact, as a wall facet's contact takes over
+/// from its neighbour's: its state is the model's take-over of the old
+/// state into a fresh (zero) one, slot by slot by the propagation rules
+/// (`None` starts from zero, `Copy` and `Add` carry the value, `Custom`
+/// asks the model). The frame went with it in [`resolve_one`].
+fn take_over_in_place(
+    pass: &ChunkPass<'_>,
+    props: &[f64],
+    state: &mut [f64],
+) -> Result<(), String> {
+    let from = state.to_vec();
+    state.fill(0.0);
+    let custom = |from: &[f64], to: &mut [f64]| {
+        (pass.custom_state)(
+            talus_sdk::StateEvent::TakeOver.code(),
+            RSlice::from_slice(props),
+            RSlice::from_slice(from),
+            RSliceMut::from_mut_slice(to),
+        )
+        .into_result()
+        .map_err(|e| e.to_string())
+    };
+    let t = crate::wall_logic::Transfer {
+        from: 0,
+        to: 1,
+        fresh: true,
+    };
+    crate::wall_logic::transfer_state(pass.slots, &from, state, &t, true, custom)
+        .map(|_| ())
+        .map_err(|message| format!("propagation failed: {message}"))
 }
 
 /// Resolves a chunk of `K` contacts, calls the model once for those that
@@ -567,6 +624,9 @@ pub(crate) fn run_chunk<K: PairKernel, F: FrameUpdate, const CELL: bool>(
     // then it joins the run flagged idle, and the model leaves its
     // state and output as they are.
     let mut idle = [0u64; BATCH / 64];
+    // The contacts whose point moved to another feature of an end (only
+    // in lanes of shapes with features).
+    let mut moved = [0u64; BATCH / 64];
     let mut called = 0;
     let (inputs, plane) = (&mut inputs[..len], &mut ch.plane[..len]);
     let (setup, end1, end2) = (&ch.setup[..len], &ch.end1[..len], &ch.end2[..len]);
@@ -596,12 +656,15 @@ pub(crate) fn run_chunk<K: PairKernel, F: FrameUpdate, const CELL: bool>(
                 end1[k],
                 end2[k],
                 pass.dt,
-                pass.overlap_only,
+                (pass.overlap_only, pass.keeps),
                 &mut inputs[k],
             );
             if !busy {
                 bits |= 1 << (k % 64);
                 continue;
+            }
+            if K::took_over(&ch.cache[k * K::CACHE..(k + 1) * K::CACHE]) {
+                moved[w] |= 1 << (k % 64);
             }
             if let Some(install) = pass.install {
                 // With a wall, the one facet contact per ball and wall,
@@ -653,6 +716,16 @@ pub(crate) fn run_chunk<K: PairKernel, F: FrameUpdate, const CELL: bool>(
         return Ok(());
     }
     let n = pass.n_state;
+    for (w, &bits) in moved.iter().enumerate() {
+        let mut bits = bits;
+        while bits != 0 {
+            let k = w * 64 + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let props = pass.props_of(setup[k].prop_set);
+            take_over_in_place(pass, props, &mut ch.state[k * n..(k + 1) * n])
+                .map_err(|message| (k, message))?;
+        }
+    }
     for &(start, end) in runs.iter() {
         // A model that asks for optional inputs gets their columns for
         // the run; the others share the pass's context.

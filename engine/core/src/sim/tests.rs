@@ -231,7 +231,7 @@ fn an_idle_input_carries_a_nan_gap_and_the_linear_model_repeats_its_release() {
         Piece::ball(0),
         Piece::ball(1),
         1e-6,
-        true,
+        (true, false),
         &mut input,
     );
     assert!(!busy);

@@ -55,11 +55,12 @@ pub(crate) const UNTOUCHED: u8 = u8::MAX;
 /// adds the lane's contributions to the ball directly; re-planned only when
 /// contacts come or go or the number of segments changes.
 ///
-/// The lane with the most contacts (the lead) is cut to equal work; the
-/// other lanes are cut at the chunk boundary nearest to where their first
-/// ends reach the balls at which the lead's segments begin, so that a
-/// ball's contacts of every lane tend to fall in one segment, whose thread
-/// then adds all of them directly.
+/// The lane with the most contacts (the lead) is cut at chunk boundaries;
+/// the other lanes at the chunk boundary nearest to where their first ends
+/// reach the balls at which the lead's segments begin, so that a ball's
+/// contacts of every lane tend to fall in one segment, whose thread then
+/// adds all of them directly. The lead's cuts are chosen so that the work
+/// of all lanes, not of the lead alone, is shared evenly.
 ///
 /// A segment runs its lanes in order during the pass, and the held-back
 /// contributions are added after it, lane by lane. So a ball may take a
@@ -125,6 +126,22 @@ impl Targets {
     }
 }
 
+/// The work of a lane's chunks before each chunk boundary (busy contacts
+/// weigh [`BUSY_WEIGHT`] idle ones): entry `c` is the work of chunks
+/// `0..c`.
+fn work_before(st: &ContactStore) -> Vec<usize> {
+    let weights = team::map(st.setup.chunks(BATCH).collect(), |_, c| {
+        let idle = c.iter().filter(|s| s.flags & RELEASED != 0).count();
+        c.len() + (c.len() - idle) * (BUSY_WEIGHT - 1)
+    });
+    std::iter::once(0)
+        .chain(weights.iter().scan(0, |sum, w| {
+            *sum += w;
+            Some(*sum)
+        }))
+        .collect()
+}
+
 /// Steps between two cuts of the contact pass into segments (see
 /// [`SegmentPlan::stale`]).
 pub(crate) const REPLAN_STEPS: u64 = 64;
@@ -135,11 +152,11 @@ pub(crate) const REPLAN_STEPS: u64 = 64;
 pub(crate) const BUSY_WEIGHT: usize = 16;
 
 impl SegmentPlan {
-    /// Cuts the lanes `stores` of a model into `n_seg` segments: the lead
-    /// (the largest store) into runs of whole chunks of about equal work
-    /// (busy contacts weigh [`BUSY_WEIGHT`] idle ones, every segment at
-    /// least one chunk when there are enough), the others where their
-    /// chunks' first ends reach the lead's segment balls; then finds for
+    /// Cuts the lanes `stores` of a model into `n_seg` segments of about
+    /// equal work over all lanes (busy contacts weigh [`BUSY_WEIGHT`] idle
+    /// ones): the lead (the largest store) into runs of whole chunks, every
+    /// segment at least one chunk when there are enough, the others where
+    /// their chunks' first ends reach the lead's segment balls; then finds for
     /// each ball whether one segment reaches it or more. The cut decides
     /// only which contributions wait, never the order of any sum.
     pub(crate) fn plan(
@@ -159,73 +176,77 @@ impl SegmentPlan {
         let Some(lead) = lead else {
             return;
         };
+        // Work before each chunk boundary of every lane.
+        let before: Vec<Vec<usize>> = stores.iter().map(|st| work_before(st)).collect();
+        let total: usize = before.iter().map(|b| b.last().copied().unwrap_or(0)).sum();
         let store = stores[lead];
-        let weights = team::map(store.setup.chunks(BATCH).collect(), |_, c| {
-            let idle = c.iter().filter(|s| s.flags & RELEASED != 0).count();
-            c.len() + (c.len() - idle) * (BUSY_WEIGHT - 1)
-        });
-        let n_chunks = weights.len();
-        // before[c]: the work of the chunks before chunk c.
-        let before: Vec<usize> = std::iter::once(0)
-            .chain(weights.iter().scan(0, |sum, w| {
-                *sum += w;
-                Some(*sum)
-            }))
-            .collect();
-        let total = before[n_chunks];
-        let bounds = &mut self.bounds[lead];
-        bounds.clear();
-        bounds.push(0);
-        for k in 1..n_seg {
-            // The first chunk boundary with k / n_seg of the work before
-            // it, keeping at least one chunk in every segment if it can.
-            let at = before.partition_point(|&w| w * n_seg < k * total);
-            let prev = bounds[k - 1];
-            let at = if n_chunks >= n_seg {
-                at.clamp(prev + 1, n_chunks - (n_seg - k))
-            } else {
-                at.clamp(prev, n_chunks)
-            };
-            bounds.push(at);
-        }
-        bounds.push(n_chunks);
-        // The first ball of each segment of the lead, then the other
-        // lanes' cuts where their chunks' first ends reach it.
+        let n_chunks = store.len().div_ceil(BATCH);
         let first_end = |st: &ContactStore, c: usize| targets.of(st.end1[c * BATCH]).unwrap_or(0);
-        let splits: Vec<usize> = bounds[1..n_seg]
-            .iter()
-            .map(|&c| {
-                if c < n_chunks {
-                    first_end(store, c)
+        // Where lane `l` is cut for a cut of the lead before chunk `c`:
+        // the first chunk whose first end reaches the lead's first ball
+        // there; the chunk before it holds contacts on both sides of that
+        // ball and goes to the side that has more of them.
+        let cut_of = |l: usize, c: usize| -> usize {
+            let st = stores[l];
+            let n = st.len().div_ceil(BATCH);
+            if c >= n_chunks {
+                return n;
+            }
+            let split = first_end(store, c);
+            let mut at = (0..n).find(|&d| first_end(st, d) >= split).unwrap_or(n);
+            if at > 0 {
+                let slots = (at - 1) * BATCH..(at * BATCH).min(st.len());
+                let after = st.end1[slots.clone()]
+                    .iter()
+                    .filter(|&&a| targets.of(a).unwrap_or(0) >= split);
+                if 2 * after.count() > slots.len() {
+                    at -= 1;
+                }
+            }
+            at
+        };
+        // Per cut of the lead, each other lane's cut, and the work of
+        // every lane before them: the lead's cut is chosen on that total,
+        // so that a lane that gathers in one part of the assembly (the
+        // balls against a floor) does not weigh on one segment alone.
+        let others: Vec<Vec<usize>> = (0..stores.len())
+            .map(|l| {
+                if l == lead {
+                    (0..=n_chunks).collect()
                 } else {
-                    usize::MAX
+                    (0..=n_chunks).map(|c| cut_of(l, c)).collect()
                 }
             })
             .collect();
-        for (l, st) in stores.iter().enumerate().filter(|&(l, _)| l != lead) {
-            let n_chunks = st.len().div_ceil(BATCH);
-            let bounds = &mut self.bounds[l];
+        let work_at =
+            |c: usize| -> usize { (0..stores.len()).map(|l| before[l][others[l][c]]).sum() };
+        let mut prev = 0;
+        let mut lead_bounds = vec![0];
+        for k in 1..n_seg {
+            // The lead's chunk boundary whose total work before it is
+            // nearest k / n_seg of all, keeping at least one chunk in
+            // every segment if it can.
+            let (lo, hi) = if n_chunks >= n_seg {
+                (prev + 1, n_chunks - (n_seg - k))
+            } else {
+                (prev, n_chunks)
+            };
+            let at = (lo..=hi)
+                .min_by_key(|&c| (work_at(c) * n_seg).abs_diff(k * total))
+                .unwrap_or(lo);
+            lead_bounds.push(at);
+            prev = at;
+        }
+        lead_bounds.push(n_chunks);
+        for (l, bounds) in self.bounds.iter_mut().enumerate() {
+            let n = stores[l].len().div_ceil(BATCH);
             bounds.clear();
             bounds.push(0);
-            for &split in &splits {
+            for &c in &lead_bounds[1..n_seg] {
                 let prev = *bounds.last().unwrap();
-                let mut at = (prev..n_chunks)
-                    .find(|&c| first_end(st, c) >= split)
-                    .unwrap_or(n_chunks);
-                // The chunk before holds contacts on both sides of the
-                // split ball: it goes to the side that has more of them.
-                if at > prev {
-                    let slots = (at - 1) * BATCH..(at * BATCH).min(st.len());
-                    let after = st.end1[slots.clone()]
-                        .iter()
-                        .filter(|&&a| targets.of(a).unwrap_or(0) >= split);
-                    if 2 * after.count() > slots.len() {
-                        at -= 1;
-                    }
-                }
-                bounds.push(at);
+                bounds.push(others[l][c].clamp(prev, n));
             }
-            bounds.push(n_chunks);
+            bounds.push(n);
         }
         // The balls each segment touches in each lane, in parallel; then
         // each ball's segment per lane, the balls in parallel.

@@ -453,7 +453,10 @@ fn the_lanes_of_a_model_are_cut_at_the_same_balls() {
     // facet lane of 3 chunks holding the first half of those balls the
     // same way: the facet lane is cut where its first ends reach the
     // ball-ball lane's cut, so a ball inside a segment has all its
-    // contacts there and is added directly.
+    // contacts there and is added directly. The cut shares the work of
+    // both lanes (9 chunks, all busy): lead chunks 0..2 with facet
+    // chunks 0..2 against the rest (4 and 5), and for three segments 2,
+    // 4 and 3 (the tie 2-4 or 4-2 goes to the first).
     let n_balls = 6 * BATCH / 8 + 2;
     let mut pairs = ContactStore::new(1);
     for slot in 0..6 * BATCH as u32 {
@@ -464,10 +467,14 @@ fn the_lanes_of_a_model_are_cut_at_the_same_balls() {
         facets.push(0, Piece::ball(slot / 8), Piece::facet(0), 0, 1.0);
     }
     let mut plan = SegmentPlan::default();
-    for (n_seg, facet_cut) in [(2, vec![0, 3, 3]), (3, vec![0, 2, 3, 3])] {
+    let cuts = [
+        (2, vec![0, 2, 6], vec![0, 2, 3]),
+        (3, vec![0, 1, 3, 6], vec![0, 1, 3, 3]),
+    ];
+    for (n_seg, lead_cut, facet_cut) in cuts {
         plan.plan(&[&pairs, &facets], n_seg, Targets::balls(n_balls), 0);
         let b = &plan.bounds;
-        assert_eq!(b[0], (0..=n_seg).map(|k| k * 6 / n_seg).collect::<Vec<_>>());
+        assert_eq!(b[0], lead_cut);
         assert_eq!(b[1], facet_cut);
         let want = reach_lanes(&[&pairs, &facets], b, n_balls);
         assert_eq!(plan.only, want, "{n_seg} segments");
@@ -577,12 +584,13 @@ fn segments_are_cut_to_equal_work() {
         }
     }
     let mut plan = SegmentPlan::default();
-    // Work 4 x 16 + 4 x 1 chunk-units; half of it lies after the first
-    // three chunks (48 of 68 before the fourth).
+    // Work 4 x 16 + 4 x 1 chunk-units: the cut nearest half of it
+    // (34) is after two chunks (32 before it, 48 after three), and the
+    // quarters (17, 34, 51) after one, two and three.
     plan.plan(&[&st], 2, Targets::balls(101), 0);
-    assert_eq!(plan.bounds[0], [0, 3, 8]);
+    assert_eq!(plan.bounds[0], [0, 2, 8]);
     plan.plan(&[&st], 4, Targets::balls(101), 0);
-    assert_eq!(plan.bounds[0], [0, 2, 3, 4, 8]);
+    assert_eq!(plan.bounds[0], [0, 1, 2, 3, 8]);
     // As many segments as chunks: one chunk each, whatever the work.
     plan.plan(&[&st], 8, Targets::balls(101), 0);
     assert_eq!(plan.bounds[0], (0..=8).collect::<Vec<_>>());

@@ -457,8 +457,8 @@ impl Simulation {
                     step: self.step,
                     message: format!(
                         "the periodic cell is {:.6e} m across its edge {k}, which must exceed \
-                         {:.6e} m (twice the reach of the largest pair of bodies, with the cell \
-                         tolerance)",
+                         {:.6e} m (twice the reach of the largest pair of bodies, or of the \
+                         largest wall facet and body, with the cell tolerance)",
                         w, self.cell_min_width
                     ),
                 });

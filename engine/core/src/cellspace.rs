@@ -572,7 +572,8 @@ impl CellSpace {
     /// Whether two pieces are near enough to keep (or create) a contact:
     /// the enlarged spheres of two balls or blocks overlap (at the nearest
     /// image in a periodic cell), or the cell extents of one of them and a
-    /// facet do (facets do not repeat).
+    /// facet do (in a periodic cell the body's image nearest the facet:
+    /// facets do not repeat, see `cell_walls`).
     #[inline]
     pub fn near(&self, a: Piece, b: Piece) -> bool {
         if a.is_ball() && b.is_ball() {
@@ -583,7 +584,15 @@ impl CellSpace {
             let ((pa, ra), (pb, rb)) = (self.sphere(a), self.sphere(b));
             self.spheres_meet(pa, ra, pb, rb)
         } else {
-            self.extent(a).overlaps(self.extent(b))
+            let (ea, eb) = (self.extent(a), self.extent(b));
+            match &self.periodic {
+                None => ea.overlaps(eb),
+                Some(grid) => {
+                    let (ca, cb) = (ea.centre(), eb.centre());
+                    let s = grid.separation(ca, cb) - (cb - ca);
+                    ea.overlaps(&eb.translated(s))
+                }
+            }
         }
     }
 

@@ -21,6 +21,7 @@ pub mod blowup;
 pub mod body;
 pub mod bond;
 pub mod cell;
+mod cell_walls;
 pub mod cellspace;
 pub mod checkpoint;
 pub mod clump;

@@ -62,6 +62,21 @@ impl Aabb {
             && o.min.z <= self.max.z
     }
 
+    /// The centre of the box.
+    #[inline]
+    pub fn centre(&self) -> Vec3 {
+        0.5 * (self.min + self.max)
+    }
+
+    /// The box moved by `d`.
+    #[inline]
+    pub fn translated(&self, d: Vec3) -> Aabb {
+        Aabb {
+            min: self.min + d,
+            max: self.max + d,
+        }
+    }
+
     /// Whether `inner` lies inside this box.
     #[inline]
     pub fn contains(&self, inner: &Aabb) -> bool {

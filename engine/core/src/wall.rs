@@ -262,6 +262,59 @@ impl Wall {
         })
     }
 
+    /// The same surface with every facet cut into four at the midpoints of
+    /// its edges. A shared edge gets one midpoint, so neighbours stay
+    /// neighbours and the children keep their parent's orientation; the
+    /// motion, the settings and each facet's inactive sides carry over,
+    /// and a deformation's vertex velocities are interpolated along the
+    /// edges (the field is linear over each facet, so nothing changes).
+    pub fn subdivided(&self) -> Result<Wall, SetupError> {
+        let mut vertices = self.vertices.clone();
+        let mut local = self.local.clone();
+        let mut deform = self.deform.clone();
+        let mut vertex_velocity = self.vertex_velocity.clone();
+        let mut midpoints: FxHashMap<(u32, u32), u32> = FxHashMap::default();
+        let mut facets = Vec::with_capacity(4 * self.facets.len());
+        for t in &self.facets {
+            let mut mid = |a: u32, b: u32| -> u32 {
+                *midpoints.entry((a.min(b), a.max(b))).or_insert_with(|| {
+                    let (i, j) = (a as usize, b as usize);
+                    let half = |v: &[Vec3]| 0.5 * (v[i] + v[j]);
+                    vertices.push(half(&vertices));
+                    local.push(half(&local));
+                    if let Some(d) = deform.as_mut() {
+                        d.velocity.push(half(&d.velocity));
+                    }
+                    if !vertex_velocity.is_empty() {
+                        vertex_velocity.push(half(&vertex_velocity));
+                    }
+                    (vertices.len() - 1) as u32
+                })
+            };
+            let [a, b, c] = *t;
+            let (ab, bc, ca) = (mid(a, b), mid(b, c), mid(c, a));
+            facets.extend([[a, ab, ca], [ab, b, bc], [ca, bc, c], [ab, bc, ca]]);
+        }
+        let arrays: Vec<[f64; 3]> = vertices.iter().map(|v| v.to_array()).collect();
+        let mut wall = Wall::new(&self.name, &arrays, &facets, Some(self.centre))?;
+        wall.id = self.id;
+        wall.group = self.group;
+        wall.resolution = self.resolution;
+        wall.cutoff_angle = self.cutoff_angle;
+        wall.local = local;
+        wall.orientation = self.orientation;
+        wall.motion = self.motion;
+        wall.deform = deform;
+        wall.vertex_velocity = vertex_velocity;
+        wall.servo = self.servo;
+        wall.force = self.force;
+        wall.moment = self.moment;
+        wall.inactive = self.inactive.iter().flat_map(|&s| [s; 4]).collect();
+        // Each child has a quarter of its parent's starting area.
+        wall.area0 = self.area0.iter().flat_map(|&a| [0.25 * a; 4]).collect();
+        Ok(wall)
+    }
+
     /// Whether the wall moves at all.
     pub fn is_moving(&self) -> bool {
         self.motion.velocity != Vec3::ZERO
@@ -502,9 +555,41 @@ impl Wall {
             Region::Edge(k) => self.neighbours[f][k as usize] == g as i32,
             Region::Vertex(k) => {
                 let v = self.facets[f][k as usize];
-                self.facets[g].contains(&v)
+                self.facets[g].contains(&v) || self.round_corner(f, k as usize, g)
             }
         }
+    }
+
+    /// Whether facet `g` is one of those met walking from facet `f` across
+    /// the edges that end at its corner `k`, either way round: the fan of
+    /// that vertex, through edges joined across the faces of a periodic
+    /// cell too (whose two sides have distinct vertices).
+    fn round_corner(&self, f: usize, k: usize, g: usize) -> bool {
+        for forward in [true, false] {
+            let (mut at, mut corner) = (f, k);
+            // Fans are small; the bound only guards a malformed mesh.
+            for _ in 0..64 {
+                // Leaving by the edge that starts at the corner, or by the
+                // one that ends there.
+                let edge = if forward { corner } else { (corner + 2) % 3 };
+                let Ok(next) = usize::try_from(self.neighbours[at][edge]) else {
+                    break;
+                };
+                if next == f {
+                    return false;
+                }
+                if next == g {
+                    return true;
+                }
+                // The shared edge runs the other way in `next`.
+                let Some(back) = (0..3).find(|&j| self.neighbours[next][j] == at as i32) else {
+                    break;
+                };
+                corner = if forward { (back + 1) % 3 } else { back };
+                at = next;
+            }
+        }
+        false
     }
 }
 
@@ -637,5 +722,49 @@ mod tests {
             }
         }
         assert!(faces * 4 > points, "{faces} of {points} in the face region");
+    }
+
+    /// A closed octahedron cut twice: every facet's fan round each of its
+    /// corners holds exactly the facets that share that vertex.
+    #[test]
+    fn the_fan_round_a_corner_is_the_facets_sharing_its_vertex() {
+        let v = [
+            [1.0, 0.0, 0.0],
+            [-1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.0, -1.0, 0.0],
+            [0.0, 0.0, 1.0],
+            [0.0, 0.0, -1.0],
+        ];
+        let f = [
+            [0, 2, 4],
+            [2, 1, 4],
+            [1, 3, 4],
+            [3, 0, 4],
+            [2, 0, 5],
+            [1, 2, 5],
+            [3, 1, 5],
+            [0, 3, 5],
+        ];
+        let wall = Wall::new("o", &v, &f, None).unwrap();
+        let wall = wall.subdivided().unwrap().subdivided().unwrap();
+        assert_eq!(wall.facets.len(), 128);
+        assert!(wall.neighbours.iter().flatten().all(|&n| n >= 0));
+        // An open sheet too: the fan stops at the border both ways.
+        let sheet = Wall::new("s", &v[..5], &f[..4], None)
+            .unwrap()
+            .subdivided()
+            .unwrap();
+        for w in [&wall, &sheet] {
+            for a in 0..w.facets.len() {
+                for k in 0..3 {
+                    let vertex = w.facets[a][k];
+                    for b in (0..w.facets.len()).filter(|&b| b != a) {
+                        let shares = w.facets[b].contains(&vertex);
+                        assert_eq!(w.round_corner(a, k, b), shares, "{a} {k} {b}");
+                    }
+                }
+            }
+        }
     }
 }

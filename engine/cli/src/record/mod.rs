@@ -459,9 +459,11 @@ mod tests {
         let props = vec![1e5, 5e4, 0.5, 0.1, 0.1];
         sim.assign(g, g, m, props.clone()).unwrap();
         sim.assign(g, w, m6, props).unwrap();
-        for x in [0.0, 0.0019] {
+        // Inside one facet of the floor as the cell cuts it (squares of
+        // 12.5 mm split along y = x).
+        for x in [0.003, 0.0049] {
             sim.add_ball(BallInit {
-                pos: Vec3::new(x, 0.0, 0.00099),
+                pos: Vec3::new(x, 0.008, 0.00099),
                 radius: 1e-3,
                 density: 2500.0,
                 velocity: Vec3::ZERO,
@@ -472,9 +474,15 @@ mod tests {
             })
             .unwrap();
         }
-        let v = [[-1.0, -1.0, 0.0], [1.0, -1.0, 0.0], [0.0, 1.0, 0.0]];
-        sim.add_wall(Wall::new("floor", &v, &[[0, 1, 2]], None).unwrap(), w);
-        // Periodic across x and y, the floor below.
+        let v = [
+            [-0.05, -0.05, 0.0],
+            [0.05, -0.05, 0.0],
+            [0.05, 0.05, 0.0],
+            [-0.05, 0.05, 0.0],
+        ];
+        let floor = Wall::new("floor", &v, &[[0, 1, 2], [0, 2, 3]], None).unwrap();
+        sim.add_wall(floor, w);
+        // Periodic across x and y, the floor below spanning the cell.
         let cell = talus_core::Cell::from_box(
             Vec3::new(-0.05, -0.05, -0.01),
             Vec3::new(0.05, 0.05, 0.05),
@@ -511,8 +519,9 @@ mod tests {
         let contacts = rec.contacts(&snap);
         assert_eq!(
             contacts.n_rows(),
-            3,
-            "two ball-facet and one ball-ball contact"
+            5,
+            "one ball-ball contact, and per ball two ball-facet ones (the \
+             two triangles of the square it is in, whose boxes it reaches)"
         );
         for (table, frame) in [
             ("contacts", contacts),

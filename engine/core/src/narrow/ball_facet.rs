@@ -2,8 +2,10 @@
 //! of a wall facet, which the wall stage found this step.
 
 use super::{
-    add_ball_end1, ball_motion, facet_motion, plane_geometry, Found, Masses, PairKernel, Scene,
+    add_ball_end1, ball_motion, facet_motion, plane_geometry, FacetImage, Found, Masses,
+    PairKernel, Scene,
 };
+use crate::cell_walls::facet_shift;
 use crate::contact::{self, Applied, Plane, CARRY_FORCE};
 use crate::inputs::Geometry;
 use crate::math::Vec3;
@@ -35,7 +37,8 @@ impl PairKernel for BallFacet {
         let (wi, f) = scene.owner[b.index()];
         let wall = &scene.walls[wi as usize];
         let (n, gap, xc) = contact::plane_ball_facet(xa, ra, plane.xc, wall.normals[f as usize]);
-        let end2 = facet_motion(wall, f as usize, plane.xc, xc);
+        let image = FacetImage::of(scene.cell, wall, f as usize, xa);
+        let end2 = facet_motion(wall, f as usize, (plane.xc, xc), image);
         Some(Found {
             n,
             gap,
@@ -62,7 +65,9 @@ impl PairKernel for BallFacet {
         b: Piece,
     ) -> (Vec3, Vec3) {
         let x1 = scene.pos[a.index()];
-        let x2 = scene.walls[scene.owner[b.index()].0 as usize].centre;
+        let (wi, facet) = scene.owner[b.index()];
+        let wall = &scene.walls[wi as usize];
+        let x2 = wall.centre + facet_shift(scene.cell, wall, facet as usize, x1);
         ((p.xc - x1).cross(f), (p.xc - x2).cross(f))
     }
 
@@ -75,9 +80,9 @@ impl PairKernel for BallFacet {
     }
 
     fn geometry(scene: &Scene<'_>, plane: &Plane, _cache: &[f64], a: Piece, b: Piece) -> Geometry {
-        let (w, _) = scene.owner[b.index()];
-        let a = a.index();
-        let centre = scene.walls[w as usize].centre;
+        let (w, f) = scene.owner[b.index()];
+        let (a, wall) = (a.index(), &scene.walls[w as usize]);
+        let centre = wall.centre + facet_shift(scene.cell, wall, f as usize, scene.pos[a]);
         plane_geometry(plane, scene.radius[a], None, scene.pos[a], centre)
     }
 
@@ -86,7 +91,10 @@ impl PairKernel for BallFacet {
         let x = scene.pos[a];
         let (wi, f) = scene.owner[b.index()];
         let wall = &scene.walls[wi as usize];
-        let (xf, region) = wall.closest_point(f as usize, x);
+        // The facet moved to the ball in a periodic cell (`cell_walls`).
+        let t = facet_shift(scene.cell, wall, f as usize, x);
+        let (xf, region) = wall.closest_point(f as usize, x - t);
+        let xf = xf + t;
         plane.region = region.code();
         let (n, gap, xc) =
             contact::plane_ball_facet(x, scene.radius[a], xf, wall.normals[f as usize]);

@@ -28,11 +28,13 @@ use super::block_block::{
     vec_at, Other,
 };
 use super::{
-    add_block_end, facet_motion, plane_geometry, rigid_motion, BlockScene, Carried, Found, Masses,
-    PairKernel, Scene,
+    add_block_end, facet_motion, plane_geometry, rigid_motion, BlockScene, Carried, FacetImage,
+    Found, Masses, PairKernel, Scene,
 };
 use crate::block::BlockResolution;
 use crate::body::{walls, BlocksRef};
+use crate::cell::Cell;
+use crate::cell_walls::facet_shift;
 use crate::contact::ContactStore;
 use crate::contact::{self, Applied, Plane, CARRIED, CARRY_FORCE, HELD, RELEASED, SIDE_OFF};
 use crate::error::StepError;
@@ -124,7 +126,7 @@ pub(super) fn corners(wall: &Wall, f: usize) -> [Vec3; 3] {
 /// `None` when the query failed.
 fn resolve(
     k: &BlockScene<'_>,
-    wall: &Wall,
+    (wall, cell): (&Wall, Option<&Cell>),
     (f, piece): (usize, Piece),
     cache: &mut [f64],
     i: usize,
@@ -132,7 +134,9 @@ fn resolve(
     let shape = &k.shapes[k.shape[i] as usize];
     let (q, c) = (k.orientation[i], k.pos[i]);
     let to_local = q.conjugate();
-    let local = corners(wall, f).map(|v| to_local * (v - c));
+    // The facet moved to the block in a periodic cell (`cell_walls`).
+    let t = facet_shift(cell, wall, f, c);
+    let local = corners(wall, f).map(|v| to_local * (v + t - c));
     let normal = to_local * wall.normals[f];
     // The side: decided while apart (or first met), kept while overlapping.
     let apart = cache[slot::GAP] > 0.0 || cache[slot::SIDE] == 0.0;
@@ -171,14 +175,21 @@ fn resolve(
     Some((q * l.n, l.gap, q * l.xc + c))
 }
 
-/// Whether block `i`'s bounding sphere misses facet `f` of `wall`: apart
-/// from the facet's bounding sphere or from its plane.
+/// Whether block `i`'s bounding sphere misses facet `f` of `wall` (moved
+/// to the block in a periodic cell): apart from the facet's bounding
+/// sphere or from its plane.
 #[inline]
-fn out_of_reach(k: &BlockScene<'_>, i: usize, wall: &Wall, f: u32) -> bool {
+pub(super) fn out_of_reach(
+    k: &BlockScene<'_>,
+    i: usize,
+    (wall, cell): (&Wall, Option<&Cell>),
+    f: u32,
+) -> bool {
     let (c, r) = (k.pos[i], k.shapes[k.shape[i] as usize].radius);
-    let (centre, radius) = wall.spheres[f as usize];
-    let reach = r + radius;
     let f = f as usize;
+    let c = c - facet_shift(cell, wall, f, c);
+    let (centre, radius) = wall.spheres[f];
+    let reach = r + radius;
     (c - centre).length_squared() > reach * reach
         || wall.normals[f].dot(c - corners(wall, f)[0]).abs() > r
 }
@@ -223,12 +234,14 @@ impl PairKernel for BlockFacet {
         }
         let (wi, f) = scene.owner[b.index()];
         let wall = &scene.walls[wi as usize];
+        let x1 = scene.blocks.pos[a.index()];
+        let image = FacetImage::of(scene.cell, wall, f as usize, x1);
         Some(Found {
             n,
             gap,
             xc,
-            end1: rigid_motion(scene, a.index(), scene.blocks.pos[a.index()]),
-            end2: facet_motion(wall, f as usize, xc, xc),
+            end1: rigid_motion(scene, a.index(), x1),
+            end2: facet_motion(wall, f as usize, (xc, xc), image),
             region: 0,
             radius: [0.0, 0.0],
         })
@@ -244,7 +257,9 @@ impl PairKernel for BlockFacet {
         b: Piece,
     ) -> (Vec3, Vec3) {
         let x1 = scene.blocks.pos[a.index()];
-        let x2 = scene.walls[scene.owner[b.index()].0 as usize].centre;
+        let (wi, facet) = scene.owner[b.index()];
+        let wall = &scene.walls[wi as usize];
+        let x2 = wall.centre + facet_shift(scene.cell, wall, facet as usize, x1);
         ((p.xc - x1).cross(f), (p.xc - x2).cross(f))
     }
 
@@ -262,17 +277,20 @@ impl PairKernel for BlockFacet {
     }
 
     fn geometry(scene: &Scene<'_>, plane: &Plane, cache: &[f64], a: Piece, b: Piece) -> Geometry {
-        let centre = scene.walls[scene.owner[b.index()].0 as usize].centre;
+        let (wi, f) = scene.owner[b.index()];
+        let (wall, x1) = (&scene.walls[wi as usize], scene.blocks.pos[a.index()]);
+        let centre = wall.centre + facet_shift(scene.cell, wall, f as usize, x1);
         Geometry {
             overlap: Some(overlap_of(cache, scene.blocks.orientation[a.index()])),
-            ..plane_geometry(plane, 0.0, None, scene.blocks.pos[a.index()], centre)
+            ..plane_geometry(plane, 0.0, None, x1, centre)
         }
     }
 
     fn refresh(scene: &Scene<'_>, plane: &mut Plane, cache: &mut [f64], a: Piece, b: Piece) {
         let (wi, f) = scene.owner[b.index()];
         let wall = &scene.walls[wi as usize];
-        if let Some(found) = resolve(&scene.blocks, wall, (f as usize, b), cache, a.index()) {
+        let at = (f as usize, b);
+        if let Some(found) = resolve(&scene.blocks, (wall, scene.cell), at, cache, a.index()) {
             store(cache, found);
             (plane.n, plane.gap, plane.xc) = found;
         }
@@ -301,9 +319,10 @@ impl PairKernel for BlockFacet {
         hold_warm_start(cache, scene.blocks.orientation[i], plane.n);
         let (wi, f) = scene.owner[b.index()];
         let wall = &scene.walls[wi as usize];
+        let image = FacetImage::of(scene.cell, wall, f as usize, scene.blocks.pos[i]);
         Some(Carried {
             end1: rigid_motion(scene, i, scene.blocks.pos[i]),
-            end2: facet_motion(wall, f as usize, plane.xc, plane.xc),
+            end2: facet_motion(wall, f as usize, (plane.xc, plane.xc), image),
             radius: bond_radius(cache),
         })
     }
@@ -337,6 +356,7 @@ impl Simulation {
         let walls = &*walls(&self.world);
         let k = BlockScene::of(&blocks, &self.shapes, &self.guard, self.step);
         let owner = &self.facet_owner;
+        let cell = self.cell.as_ref().filter(|c| c.any_periodic());
         let step = self.step;
         let mut state = Vec::new();
         for m in self.models.iter_mut() {
@@ -344,10 +364,11 @@ impl Simulation {
             // A contact its model released while open stays apart, its
             // plane as it was, while the block's bounding sphere misses
             // the facet's.
-            let apart = |i: usize, wall: &Wall, f: u32, _: &[f64]| out_of_reach(&k, i, wall, f);
+            let apart =
+                |i: usize, wall: &Wall, f: u32, _: &[f64]| out_of_reach(&k, i, (wall, cell), f);
             let resolve = |wall: &Wall, facet: (usize, Piece), cache: &mut [f64], i: usize| {
                 // A failed query keeps the last plane.
-                if let Some(found) = resolve(&k, wall, facet, cache, i) {
+                if let Some(found) = resolve(&k, (wall, cell), facet, cache, i) {
                     store(cache, found);
                 }
             };

@@ -20,13 +20,17 @@
 //! decides where the prism goes, and stays while the body overlaps.
 
 use super::block_block::{set_vec, vec_at};
-use super::block_facet::{corners, plane_clusters, resolve_facet_lane, take_over, Swept};
+use super::block_facet::{
+    corners, out_of_reach, plane_clusters, resolve_facet_lane, take_over, Swept,
+};
 use super::convex::{contact_of, note_fault, posed, track_feature};
 use super::{
-    add_block_end, facet_motion, plane_geometry, rigid_motion, BlockScene, Found, Masses,
-    PairKernel, Scene,
+    add_block_end, facet_motion, plane_geometry, rigid_motion, BlockScene, FacetImage, Found,
+    Masses, PairKernel, Scene,
 };
 use crate::body::{walls, BlocksRef};
+use crate::cell::Cell;
+use crate::cell_walls::facet_shift;
 use crate::contact::{Applied, Plane, CARRIED, CARRY_FORCE};
 use crate::error::StepError;
 use crate::inputs::Geometry;
@@ -67,14 +71,16 @@ mod slot {
 /// and the last normal in `cache`; `None` when the query failed.
 fn resolve(
     k: &BlockScene<'_>,
-    wall: &Wall,
+    (wall, cell): (&Wall, Option<&Cell>),
     (f, facet): (usize, Piece),
     cache: &mut [f64],
     i: usize,
 ) -> Option<(Vec3, f64, Vec3)> {
     let c = k.pos[i];
     let radius = k.shapes[k.shape[i] as usize].radius;
-    let tri = corners(wall, f);
+    // The facet moved to the body in a periodic cell (`cell_walls`).
+    let t = facet_shift(cell, wall, f, c);
+    let tri = corners(wall, f).map(|v| v + t);
     let normal = wall.normals[f];
     let apart = cache[slot::GAP] > 0.0 || cache[slot::SIDE] == 0.0;
     if apart {
@@ -135,7 +141,13 @@ fn over_triangle(p: Vec3, tri: [Vec3; 3], normal: Vec3) -> bool {
 /// Whether body `i` lies wholly on its side of the plane of facet `f` of
 /// `wall` (one support query): a released contact that stays open.
 #[inline]
-fn above_plane(k: &BlockScene<'_>, i: usize, wall: &Wall, f: u32, cache: &[f64]) -> bool {
+fn above_plane(
+    k: &BlockScene<'_>,
+    i: usize,
+    (wall, cell): (&Wall, Option<&Cell>),
+    f: u32,
+    cache: &[f64],
+) -> bool {
     let side = cache[slot::SIDE];
     if side == 0.0 {
         return false;
@@ -144,18 +156,8 @@ fn above_plane(k: &BlockScene<'_>, i: usize, wall: &Wall, f: u32, cache: &[f64])
     let n = -side * wall.normals[f];
     let fault = RefCell::new(None);
     let deepest = posed(k, i, &fault).support_point(n);
-    fault.into_inner().is_none() && (corners(wall, f)[0] - deepest).dot(n) > 0.0
-}
-
-/// Whether body `i`'s bounding sphere misses facet `f` of `wall`.
-#[inline]
-fn out_of_reach(k: &BlockScene<'_>, i: usize, wall: &Wall, f: u32) -> bool {
-    let (c, r) = (k.pos[i], k.shapes[k.shape[i] as usize].radius);
-    let (centre, radius) = wall.spheres[f as usize];
-    let reach = r + radius;
-    let f = f as usize;
-    (c - centre).length_squared() > reach * reach
-        || wall.normals[f].dot(c - corners(wall, f)[0]).abs() > r
+    let t = facet_shift(cell, wall, f, k.pos[i]);
+    fault.into_inner().is_none() && (corners(wall, f)[0] + t - deepest).dot(n) > 0.0
 }
 
 #[inline]
@@ -208,12 +210,14 @@ impl PairKernel for ConvexFacet {
         }
         let (wi, f) = scene.owner[b.index()];
         let wall = &scene.walls[wi as usize];
+        let x1 = scene.blocks.pos[a.index()];
+        let image = FacetImage::of(scene.cell, wall, f as usize, x1);
         Some(Found {
             n,
             gap,
             xc,
-            end1: rigid_motion(scene, a.index(), scene.blocks.pos[a.index()]),
-            end2: facet_motion(wall, f as usize, xc, xc),
+            end1: rigid_motion(scene, a.index(), x1),
+            end2: facet_motion(wall, f as usize, (xc, xc), image),
             region: 0,
             radius: [0.0, 0.0],
         })
@@ -229,7 +233,9 @@ impl PairKernel for ConvexFacet {
         b: Piece,
     ) -> (Vec3, Vec3) {
         let x1 = scene.blocks.pos[a.index()];
-        let x2 = scene.walls[scene.owner[b.index()].0 as usize].centre;
+        let (wi, facet) = scene.owner[b.index()];
+        let wall = &scene.walls[wi as usize];
+        let x2 = wall.centre + facet_shift(scene.cell, wall, facet as usize, x1);
         ((p.xc - x1).cross(f), (p.xc - x2).cross(f))
     }
 
@@ -246,14 +252,17 @@ impl PairKernel for ConvexFacet {
     }
 
     fn geometry(scene: &Scene<'_>, plane: &Plane, _cache: &[f64], a: Piece, b: Piece) -> Geometry {
-        let centre = scene.walls[scene.owner[b.index()].0 as usize].centre;
-        plane_geometry(plane, 0.0, None, scene.blocks.pos[a.index()], centre)
+        let (wi, f) = scene.owner[b.index()];
+        let (wall, x1) = (&scene.walls[wi as usize], scene.blocks.pos[a.index()]);
+        let centre = wall.centre + facet_shift(scene.cell, wall, f as usize, x1);
+        plane_geometry(plane, 0.0, None, x1, centre)
     }
 
     fn refresh(scene: &Scene<'_>, plane: &mut Plane, cache: &mut [f64], a: Piece, b: Piece) {
         let (wi, f) = scene.owner[b.index()];
         let wall = &scene.walls[wi as usize];
-        if let Some(found) = resolve(&scene.blocks, wall, (f as usize, b), cache, a.index()) {
+        let at = (f as usize, b);
+        if let Some(found) = resolve(&scene.blocks, (wall, scene.cell), at, cache, a.index()) {
             store(cache, found);
             (plane.n, plane.gap, plane.xc) = found;
         }
@@ -280,15 +289,16 @@ impl Simulation {
         let walls = &*walls(&self.world);
         let k = BlockScene::of(&blocks, &self.shapes, &self.guard, self.step);
         let owner = &self.facet_owner;
+        let cell = self.cell.as_ref().filter(|c| c.any_periodic());
         let step = self.step;
         let mut state = Vec::new();
         for m in self.models.iter_mut() {
             let st = &mut m.lanes[lane].store;
             let apart = |i: usize, wall: &Wall, f: u32, cache: &[f64]| {
-                out_of_reach(&k, i, wall, f) || above_plane(&k, i, wall, f, cache)
+                out_of_reach(&k, i, (wall, cell), f) || above_plane(&k, i, (wall, cell), f, cache)
             };
             let resolve = |wall: &Wall, facet: (usize, Piece), cache: &mut [f64], i: usize| {
-                if let Some(found) = resolve(&k, wall, facet, cache, i) {
+                if let Some(found) = resolve(&k, (wall, cell), facet, cache, i) {
                     store(cache, found);
                 }
             };

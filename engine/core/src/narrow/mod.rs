@@ -13,6 +13,7 @@
 use crate::block::BlockResolution;
 use crate::block::BlockShape;
 use crate::body::{walls, BallsRef, BlocksRef};
+pub(crate) use crate::cell_walls::FacetImage;
 use crate::contact::six_dof::{self, FrameUpdate};
 use crate::contact::{
     self, Applied, Displacements, EndMotion, Plane, Setup, ENGINE_BITS, HELD, RELEASED,
@@ -435,22 +436,29 @@ pub(crate) fn rigid_motion(scene: &Scene<'_>, i: usize, x: Vec3) -> EndMotion {
     }
 }
 
-/// The motion of facet `f` of `wall` at a contact: the wall's rigid
-/// motion about its centre, or for a deforming facet the material velocity
-/// at its contact point `wall_point`, without a spin of its own (reported
-/// at the contact location `xc`).
+/// The motion of facet `f` of `wall` at a contact, the facet moved to
+/// the body by `image` ([`FacetImage`]; none without a periodic cell): the
+/// wall's rigid motion about its centre, or for a deforming facet the
+/// material velocity at its contact point `wall_point` (a point of the
+/// facet so moved), without a spin of its own (reported at the contact
+/// location `xc`).
 #[inline(always)]
-pub(crate) fn facet_motion(wall: &Wall, f: usize, wall_point: Vec3, xc: Vec3) -> EndMotion {
+pub(crate) fn facet_motion(
+    wall: &Wall,
+    f: usize,
+    (wall_point, xc): (Vec3, Vec3),
+    image: FacetImage,
+) -> EndMotion {
     if wall.vertex_velocity.is_empty() {
         EndMotion {
-            x: wall.centre,
-            v: wall.motion.velocity,
+            x: wall.centre + image.shift,
+            v: wall.motion.velocity + image.drift,
             w: wall.motion.spin,
         }
     } else {
         EndMotion {
             x: xc,
-            v: wall.point_velocity(f, wall_point),
+            v: wall.point_velocity(f, wall_point - image.shift) + image.drift,
             w: Vec3::ZERO,
         }
     }

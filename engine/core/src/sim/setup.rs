@@ -28,6 +28,7 @@ impl Simulation {
     pub fn setup(&mut self) -> Result<(), SetupError> {
         self.check_walls()?;
         self.check_cell()?;
+        self.fit_walls_to_cell()?;
         self.check_pairings()?;
         self.probe_models()?;
         Ok(())
@@ -280,7 +281,11 @@ impl Simulation {
                 let r_body = (clumps.template.iter())
                     .map(|&t| self.templates[t as usize].radius)
                     .fold(r_max, f64::max);
-                self.cell_min_width = 4.0 * (r_body + tol);
+                // A facet meets one image of a body only while the body
+                // and the facet together reach less than half a width
+                // (see `cell_walls`).
+                let facets = 2.0 * (self.facet_reach() + r_body + tol) / 0.98;
+                self.cell_min_width = (4.0 * (r_body + tol)).max(facets);
                 CellSpace::periodic(c, domain.enlarged(cell), cell, tol)
             }
         };

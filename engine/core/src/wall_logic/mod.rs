@@ -31,6 +31,10 @@ pub struct Row {
     pub region: u8,
     /// Wall contact point: the facet point closest to the ball centre (m).
     pub wp: Vec3,
+    /// How far the facet was moved to meet the ball (whole edge vectors of
+    /// a periodic cell, see `cell_walls`; zero otherwise): `wp` is a point
+    /// of the facet so moved.
+    pub shift: Vec3,
     /// Whether the contact carried force last step.
     pub carried: bool,
     /// Proximity contact the contact belonged to last step, or 0.
@@ -238,7 +242,7 @@ pub fn decide_into(wall: &Wall, x: Vec3, rows: &[Row], scratch: &mut Scratch, ou
                     segment_crosses_triangle(
                         x,
                         rows[from].wp,
-                        wall.corners(rows[to].facet as usize),
+                        (wall.corners(rows[to].facet as usize)).map(|c| c + rows[to].shift),
                     )
                     .is_some()
                 };

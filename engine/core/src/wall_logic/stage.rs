@@ -8,6 +8,7 @@
 //! independent of slots and threads.
 
 use crate::body::{walls, BallsRef};
+use crate::cell_walls::facet_shift;
 use crate::contact::{self, BATCH, CARRIED, RELEASED, SIDE_OFF};
 use crate::error::StepError;
 use crate::lane::Lane;
@@ -30,6 +31,7 @@ impl Simulation {
         let (pos, radius) = (&*balls.pos, &*balls.radius);
         let walls = &*walls(&self.world);
         let owner = &self.facet_owner;
+        let cell = self.cell.as_ref().filter(|c| c.any_periodic());
         let mut overlapping = Vec::with_capacity(self.models.len());
         let threads = rayon::current_num_threads();
         for m in self.models.iter_mut() {
@@ -57,7 +59,10 @@ impl Simulation {
                         setup.flags &= !CARRIED;
                         let (wi, f) = owner[b.index()];
                         let wall = &walls[wi as usize];
-                        let x = pos[a.index()];
+                        // The ball as the facet sees it: moved to the facet's
+                        // image nearest it in a periodic cell (`cell_walls`).
+                        let t = facet_shift(cell, wall, f as usize, pos[a.index()]);
+                        let x = pos[a.index()] - t;
                         if setup.flags & RELEASED != 0 {
                             // Open and released by its model: only whether it
                             // closes matters. A ball that cannot touch the
@@ -89,8 +94,8 @@ impl Simulation {
                         }
                         plane.region = region.code();
                         // Kept for contact resolution this step, which turns
-                        // it into the contact location.
-                        plane.xc = xf;
+                        // it into the contact location (next to the ball).
+                        plane.xc = xf + t;
                         if plane.gap < 0.0 && setup.flags & SIDE_OFF == 0 {
                             list.push(((ci * BATCH + k) as u32, carried));
                         }
@@ -127,6 +132,7 @@ impl Simulation {
         // nothing to merge or move), so it is marked at once; only balls
         // with several overlapping facet contacts are sorted into pairs.
         let touches = &mut self.wall_touches;
+        let cell = self.cell.as_ref().filter(|c| c.any_periodic());
         let balls = BallsRef::of(&self.world);
         let walls = walls(&self.world);
         touches.resize(balls.len(), 0);
@@ -155,6 +161,8 @@ impl Simulation {
                 let b = st.end2[k];
                 let (w, f) = self.facet_owner[b.index()];
                 let id = st.id[k];
+                let x = balls.pos[st.end1[k].index()];
+                let shift = facet_shift(cell, &walls[w as usize], f as usize, x);
                 entries.push(Entry {
                     ball: st.end1[k].index() as u32,
                     wall: w,
@@ -165,6 +173,7 @@ impl Simulation {
                         gap: st.plane[k].gap,
                         region: st.plane[k].region,
                         wp: st.plane[k].xc,
+                        shift,
                         carried,
                         prev_proximity: if self.proximity_ids.is_empty() {
                             0

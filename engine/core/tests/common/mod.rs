@@ -68,14 +68,19 @@ pub fn ball(pos: Vec3, velocity: Vec3, group: u16) -> BallInit {
 /// A flat square wall in the plane z = 0, [-h, h]^2, made of `n x n`
 /// squares split into two triangles each, normals +z.
 pub fn flat_mesh(h: f64, n: usize) -> (Vec<[f64; 3]>, Vec<[u32; 3]>) {
+    square_mesh(-h, h, n)
+}
+
+/// A flat square wall in the plane z = 0 over `[lo, hi]^2`, made of
+/// `n x n` squares each split along its diagonal from its lowest corner
+/// (the split that cutting the two triangles of the whole square into
+/// four, again and again, makes), normals +z.
+pub fn square_mesh(lo: f64, hi: f64, n: usize) -> (Vec<[f64; 3]>, Vec<[u32; 3]>) {
     let mut v = Vec::new();
     for j in 0..=n {
         for i in 0..=n {
-            v.push([
-                -h + 2.0 * h * i as f64 / n as f64,
-                -h + 2.0 * h * j as f64 / n as f64,
-                0.0,
-            ]);
+            let at = |k: usize| lo + (hi - lo) * k as f64 / n as f64;
+            v.push([at(i), at(j), 0.0]);
         }
     }
     let id = |i: usize, j: usize| (j * (n + 1) + i) as u32;

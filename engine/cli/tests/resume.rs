@@ -122,6 +122,14 @@ fn clumps_resume_bit_for_bit() {
     resumes_bit_for_bit("configs/clumps.toml", 2500, 3000);
 }
 
+/// Blocks and clumps on a floor under a cell periodic at its sides: the
+/// floor as cut to fit the cell, its seams joined, comes back from the
+/// checkpoint as it was written.
+#[test]
+fn a_bed_on_a_floor_in_a_periodic_cell_resumes_bit_for_bit() {
+    resumes_bit_for_bit("configs/periodic_pour.toml", 2500, 3000);
+}
+
 /// Bonded block contacts carry their plane (and their contact area at
 /// bonding) in the store: a checkpoint taken while they hold resumes to
 /// the same bits, and to the same breaks after it.

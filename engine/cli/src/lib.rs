@@ -110,7 +110,23 @@ pub fn check_noted(path: &Path) -> Result<(Simulation, Vec<String>)> {
     let (cfg, reg) = load(path)?;
     let mut sim = scene::build(&cfg, &reg)?;
     sim.prepare().map_err(|e| origin::located(&cfg, &e))?;
-    Ok((sim, notes(&cfg)))
+    let mut notes = notes(&cfg);
+    notes.extend(setup_notes(&sim));
+    Ok((sim, notes))
+}
+
+/// What a user should know about how the run was set up: the walls cut to
+/// fit a periodic cell.
+pub fn setup_notes(sim: &Simulation) -> Vec<String> {
+    sim.wall_cuts()
+        .iter()
+        .map(|(name, before, after)| {
+            format!(
+                "wall '{name}': its {before} facets cut into {after} so that each meets one \
+                 image of a body in the periodic cell (docs/physics.md, \"Walls in the cell\")"
+            )
+        })
+        .collect()
 }
 
 /// What a user should know about a valid config before running it: for
@@ -222,6 +238,11 @@ fn run_loaded(
     // Everything `check` refuses is refused here too, in the same words,
     // before the dataset exists.
     sim.prepare().map_err(|e| origin::located(cfg, &e))?;
+    if !opts.quiet {
+        for note in setup_notes(&sim) {
+            eprintln!("note: {note}");
+        }
+    }
     let options = WriterOptions {
         overwrite: cfg.output.overwrite,
         max_part_age: Some(std::time::Duration::from_secs_f64(cfg.output.part_seconds)),

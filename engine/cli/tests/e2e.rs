@@ -922,3 +922,17 @@ print("ok")
 "#;
     python_checks(script, &out);
 }
+
+/// A wall cut to fit a periodic cell is named with its facet counts by
+/// `check` (and by `run` as a note).
+#[test]
+fn a_wall_cut_to_fit_the_cell_is_reported() {
+    let cfg = workspace_root().join("configs/periodic_pour.toml");
+    let o = talus(&["check", cfg.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("wall 'floor': its 2 facets cut into 128"),
+        "{out}"
+    );
+}

@@ -138,7 +138,9 @@ impl Simulation {
             .fold(f64::INFINITY, f64::min);
         let limit = FACET_FRACTION * width;
         let mut cut = false;
+        let mut cuts = Vec::new();
         for wall in self.walls_mut().iter_mut() {
+            let before = wall.facets.len();
             while facet_radius(wall) > limit {
                 if 4 * wall.facets.len() > MAX_CUT_FACETS {
                     return Err(SetupError::Wall {
@@ -154,7 +156,11 @@ impl Simulation {
                 *wall = wall.subdivided()?;
                 cut = true;
             }
+            if wall.facets.len() != before {
+                cuts.push((wall.name.clone(), before, wall.facets.len()));
+            }
         }
+        self.wall_cuts.extend(cuts);
         for wall in self.walls_mut().iter_mut() {
             join_seams(wall, &cell);
         }
@@ -167,6 +173,12 @@ impl Simulation {
             }
         }
         Ok(())
+    }
+
+    /// The walls that were cut to fit the periodic cell before step 0
+    /// (see `cell_walls`): name, facets as given and as cut.
+    pub fn wall_cuts(&self) -> &[(String, usize, usize)] {
+        &self.wall_cuts
     }
 
     /// The largest bounding radius of any wall facet (m), 0 without walls:

@@ -147,6 +147,9 @@ pub struct Simulation {
     /// The least width the periodic cell may have across a periodic edge
     /// (m); set before step 0.
     pub(crate) cell_min_width: f64,
+    /// The walls cut to fit the periodic cell before step 0: name, facets
+    /// before and after (see `cell_walls`).
+    pub(crate) wall_cuts: Vec<(String, usize, usize)>,
     pub(crate) candidates: Vec<(Piece, Piece)>,
     /// Per-segment buffers of the contact pass, reused from step to step.
     pub(crate) segments: Vec<Segment>,
@@ -233,6 +236,7 @@ impl Simulation {
             cells: None,
             cell: None,
             cell_min_width: 0.0,
+            wall_cuts: Vec::new(),
             candidates: Vec::new(),
             segments: Vec::new(),
             units: Default::default(),

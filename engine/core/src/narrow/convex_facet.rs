@@ -20,10 +20,9 @@
 //! decides where the prism goes, and stays while the body overlaps.
 
 use super::block_block::{set_vec, vec_at};
-use super::block_facet::{
-    corners, out_of_reach, plane_clusters, resolve_facet_lane, take_over, Swept,
-};
+use super::block_facet::{corners, out_of_reach, Swept};
 use super::convex::{contact_of, note_fault, posed, track_feature};
+use super::facet_stage::{plane_clusters, resolve_facet_lane, take_over};
 use super::{
     add_block_end, facet_motion, plane_geometry, rigid_motion, BlockScene, FacetImage, Found,
     Masses, PairKernel, Scene,

@@ -36,6 +36,7 @@ mod block_block;
 pub(crate) mod block_facet;
 mod convex;
 mod convex_facet;
+mod facet_stage;
 
 pub(crate) use ball_ball::BallBall;
 pub(crate) use ball_block::BallBlock;

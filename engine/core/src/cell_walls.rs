@@ -62,7 +62,7 @@ impl FacetImage {
         match cell {
             None => FacetImage::default(),
             Some(c) => {
-                let shift = c.image_shift(x, wall.spheres[f].0);
+                let shift = facet_shift(cell, wall, f, x);
                 FacetImage {
                     shift,
                     drift: c.velocity_gradient * shift,
@@ -137,7 +137,6 @@ impl Simulation {
             .map(|k| widths[k])
             .fold(f64::INFINITY, f64::min);
         let limit = FACET_FRACTION * width;
-        let mut cut = false;
         let mut cuts = Vec::new();
         for wall in self.walls_mut().iter_mut() {
             let before = wall.facets.len();
@@ -154,17 +153,15 @@ impl Simulation {
                     });
                 }
                 *wall = wall.subdivided()?;
-                cut = true;
             }
             if wall.facets.len() != before {
                 cuts.push((wall.name.clone(), before, wall.facets.len()));
             }
         }
-        self.wall_cuts.extend(cuts);
         for wall in self.walls_mut().iter_mut() {
             join_seams(wall, &cell);
         }
-        if cut {
+        if !cuts.is_empty() {
             self.facet_owner.clear();
             let counts: Vec<usize> = self.walls().iter().map(|w| w.facets.len()).collect();
             for (w, n) in counts.into_iter().enumerate() {
@@ -172,6 +169,7 @@ impl Simulation {
                     .extend((0..n as u32).map(|f| (w as u32, f)));
             }
         }
+        self.wall_cuts.extend(cuts);
         Ok(())
     }
 

@@ -242,7 +242,8 @@ pub fn decide_into(wall: &Wall, x: Vec3, rows: &[Row], scratch: &mut Scratch, ou
                     segment_crosses_triangle(
                         x,
                         rows[from].wp,
-                        (wall.corners(rows[to].facet as usize)).map(|c| c + rows[to].shift),
+                        wall.corners(rows[to].facet as usize)
+                            .map(|c| c + rows[to].shift),
                     )
                     .is_some()
                 };

@@ -389,6 +389,24 @@ macro_rules! export_plugin {
     };
 }
 
+/// The stiffness a spring `k` (N/m, or N m/rad) with a viscous dashpot of
+/// critical damping ratio `ratio` reports in [`ContactOutput::stiffness`]:
+/// `k / f^2` with `f = sqrt(1 + ratio^2) - ratio`, the stiffness of the
+/// undamped spring that has the same stable step.
+///
+/// A dashpot whose force is taken from the relative velocity of the half
+/// step before (the increments the engine gives) lowers the stable step of
+/// its spring from `w dt <= 2` to `w dt <= 2 f`, `w` the undamped
+/// frequency: by 18 % at a ratio of 0.2, 55 % at 0.9. Reported this way,
+/// the damped contact keeps the margin that the engine's safety factor
+/// gives an undamped one; reported as `k`, a contact damped near the
+/// critical ratio gains energy in an impact at the automatic step.
+pub fn damped_stiffness(k: f64, ratio: f64) -> f64 {
+    let b = ratio.max(0.0);
+    let f = (1.0 + b * b).sqrt() - b;
+    k / (f * f)
+}
+
 /// Builds the [`ModelEntry`] of a [`ContactModel`] (used by
 /// [`define_plugin!`], and by tests that hand a model to the engine
 /// directly).

@@ -742,7 +742,7 @@ fn the_periodic_element_tests_run_their_stages_and_plot() {
         let cfg = write_config(
             tmp.path(),
             &format!("{name}.toml"),
-            &text.replace("at_time = 0.04\n", "at_time = 0.0005\n"),
+            &text.replace("at_time = 0.04\n", "at_time = 0.0003\n"),
         );
         let out = tmp.path().join(name);
         let o = talus(&[

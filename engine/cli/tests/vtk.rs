@@ -15,7 +15,7 @@ use talus_host::fixtures::workspace_root;
 /// by the end, contacts of every pair kind exist.
 const SCENE: &str = r#"
 [run]
-steps = 600
+steps = 800
 dt = "auto"
 gravity = [0.0, 0.0, -9.81]
 seed = 7
@@ -229,7 +229,7 @@ fn writing_vtk_frames_does_not_change_the_run() {
             &scene(&format!("{tables}\nvtk = 1")),
             threads,
         );
-        assert!(with.join("vtk/walls-0000000600.vtp").exists());
+        assert!(with.join("vtk/walls-0000000800.vtp").exists());
         assert!(parquet_bytes(&with) == reference, "{threads} threads");
     }
 }
@@ -250,7 +250,7 @@ fn listed(dir: &Path) -> Vec<String> {
 fn a_killed_run_leaves_an_index_of_complete_frames() {
     let tmp = tempfile::tempdir().unwrap();
     let config = scene("contacts = 0\nbodies = 0\nwalls = 0\nvtk = 1")
-        .replace("steps = 600", "steps = 100000000");
+        .replace("steps = 800", "steps = 100000000");
     let cfg = tmp.path().join("long.toml");
     std::fs::write(&cfg, config).unwrap();
     let out = tmp.path().join("long");

@@ -14,14 +14,17 @@ pub enum Timestep {
     /// `safety * min_i sqrt(m_i / k_i)` over balls, where `k_i` sums the
     /// translational stiffnesses that models report for the active and
     /// could-be-active contacts of ball `i` (at least one contact's worth,
-    /// so free-flying balls are bounded too); for blocks also
-    /// `sqrt(I_min / (k_i r_i^2))` with `r_i` the bounding radius of the
-    /// block's shape; for clumps, with `k_i` summed over the pebbles, also
-    /// `1 / sqrt(k_i sum_a d_a^2 / I_a)` over the principal axes `a`, `d_a`
-    /// the largest distance of a pebble centre from axis `a`: the trace
-    /// of the rotational stiffness over inertia, which bounds its largest
-    /// eigenvalue (a normal force passes through its pebble's centre;
-    /// tangential springs are left out, as for balls).
+    /// so free-flying balls are bounded too). A rigid body of several
+    /// contact points moves less mass at a point off its centroid: a force
+    /// along `n` at `r` from the centroid meets the inverse mass
+    /// `1/m + (r x n) . I^-1 (r x n)`, so for blocks `m_i` is replaced by
+    /// `1 / (1/m_i + r_i^2 / I_min)`, with `r_i` the bounding radius of the
+    /// block's shape, and for clumps, with `k_i` summed over the pebbles,
+    /// by `1 / (1/m_i + sum_a d_a^2 / I_a)` over the principal axes `a`,
+    /// `d_a` the largest distance of a pebble centre from axis `a` (a
+    /// normal force passes through its pebble's centre; tangential
+    /// springs are left out, as for balls). Both bound the inverse mass
+    /// at any contact point from above.
     Auto {
         /// Safety factor in (0, 1].
         safety: f64,
@@ -55,8 +58,8 @@ impl Simulation {
     /// The largest `k / m` over bodies (1/s^2), from the timestep
     /// stiffness sums `ball_k`, `block_k` and `clump_k` (N/m, by index;
     /// pebble rows of `ball_k` are not read), each at least the body's
-    /// probe stiffness; for blocks also the rotational `k r^2 / I_min`,
-    /// for clumps `k sum_a d_a^2 / I_a`.
+    /// probe stiffness; for blocks `k (1/m + r^2 / I_min)`, for clumps
+    /// `k (1/m + sum_a d_a^2 / I_a)`.
     pub(crate) fn stiffness_rate(&self, ball_k: &[f64], block_k: &[f64], clump_k: &[f64]) -> f64 {
         // min_i sqrt(m_i / k_i) = 1 / sqrt(max_i k_i / m_i): one root per step.
         let free = self.first_pebble_row();
@@ -70,15 +73,15 @@ impl Simulation {
         })
         .into_iter()
         .fold(0.0, f64::max);
-        // Blocks: the translational rate and the rotational one of a spring
-        // at the bounding radius, k r^2 / I_min.
+        // Blocks: the rate of a spring at the bounding radius, which moves
+        // the body's mass and turns it about its weakest axis at once.
         let blocks = BlocksRef::of(&self.world);
         let block_rate = (0..blocks.len())
             .map(|i| {
                 let k = block_k[i].max(self.k_probe_blocks.get(i).copied().unwrap_or(0.0));
                 let r = self.shapes[blocks.shape[i] as usize].radius;
                 let turn = r * r / blocks.inertia[i].moments().min_element();
-                k * blocks.inv_mass[i].max(turn)
+                k * (blocks.inv_mass[i] + turn)
             })
             .fold(0.0, f64::max);
         let clumps = ClumpsRef::of(&self.world);
@@ -87,7 +90,7 @@ impl Simulation {
                 let k = clump_k[i].max(self.k_probe_clumps.get(i).copied().unwrap_or(0.0));
                 let d2 = self.templates[clumps.template[i] as usize].axis_levers;
                 let turn = (d2 * clumps.inertia[i].inverse()).element_sum();
-                k * clumps.inv_mass[i].max(turn)
+                k * (clumps.inv_mass[i] + turn)
             })
             .fold(0.0, f64::max);
         rate.max(block_rate).max(clump_rate)

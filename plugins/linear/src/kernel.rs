@@ -87,9 +87,12 @@ impl LinearProps {
         }
     }
 
-    /// The translational stiffness reported for timestep estimation (N/m).
+    /// The translational stiffness reported for timestep estimation (N/m):
+    /// the larger of `kn` and `ks`, each raised by its dashpot as
+    /// [`talus_sdk::damped_stiffness`] says.
     pub fn timestep_stiffness(&self) -> f64 {
-        self.kn.max(self.ks)
+        let normal = talus_sdk::damped_stiffness(self.kn, self.dp_nratio);
+        normal.max(talus_sdk::damped_stiffness(self.ks, self.dp_sratio))
     }
 }
 

@@ -42,7 +42,9 @@
 //! - Coulomb limit `|Fs| <= fric Fe` (the elastic normal force, so that the
 //!   limit does not jump with the approach speed); a trial beyond it is
 //!   scaled back onto it and the contact is sliding.
-//! - Timestep stiffness: `max(kn, ks) A`, the stiffer of the two springs.
+//! - Timestep stiffness: `max(kn', ks) A`, the stiffer of the two springs,
+//!   `kn'` being `kn` raised for its dashpot by the sdk's
+//!   `damped_stiffness` (a dashpot lowers the stable step).
 //!
 //! Symbols: `V` overlap volume, `A` contact area, `dn` normal increment
 //! (positive opens), `ds` shear increment along (s, t), `m` effective
@@ -259,7 +261,8 @@ pub struct Prepared {
     /// `1 / dt` (1/s), or 0 when `dt` is not a positive finite number
     /// (dashpot off: there is no rate to act on).
     pub inv_dt: f64,
-    /// `max(kn, ks)` (N/m^3): times the area, the timestep stiffness.
+    /// `max(kn', ks)` (N/m^3), `kn'` the normal stiffness raised for the
+    /// dashpot: times the area, the timestep stiffness.
     pub k_max: f64,
 }
 
@@ -267,15 +270,16 @@ impl Prepared {
     /// The constants of property set `props` for a timestep `dt` (s).
     pub fn new(props: &VolumeProps, dt: f64) -> Self {
         let inv_dt = 1.0 / dt;
+        let beta = damping_ratio(props.e);
         Prepared {
             props: *props,
-            beta: damping_ratio(props.e),
+            beta,
             inv_dt: if dt > 0.0 && inv_dt.is_finite() {
                 inv_dt
             } else {
                 0.0
             },
-            k_max: props.kn.max(props.ks),
+            k_max: talus_sdk::damped_stiffness(props.kn, beta).max(props.ks),
         }
     }
 }

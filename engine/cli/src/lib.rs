@@ -116,17 +116,24 @@ pub fn check_noted(path: &Path) -> Result<(Simulation, Vec<String>)> {
 }
 
 /// What a user should know about how the run was set up: the walls cut to
-/// fit a periodic cell.
+/// fit a periodic cell, and a fixed timestep above the automatic rule's
+/// limit.
 pub fn setup_notes(sim: &Simulation) -> Vec<String> {
-    sim.wall_cuts()
-        .iter()
-        .map(|(name, before, after)| {
-            format!(
-                "wall '{name}': its {before} facets cut into {after} so that each meets one \
-                 image of a body in the periodic cell (docs/physics.md, \"Walls in the cell\")"
-            )
-        })
-        .collect()
+    let cuts = sim.wall_cuts().iter().map(|(name, before, after)| {
+        format!(
+            "wall '{name}': its {before} facets cut into {after} so that each meets one \
+             image of a body in the periodic cell (docs/physics.md, \"Walls in the cell\")"
+        )
+    });
+    let step = sim.fixed_step_over_limit().map(|(dt, limit)| {
+        format!(
+            "dt = {dt:e} s is {:.2} times the largest step the automatic rule gives a body on \
+             one contact ({limit:.3e} s at safety 1): contacts may gain energy in impacts \
+             (docs/physics.md, \"Timestep\")",
+            dt / limit
+        )
+    });
+    cuts.chain(step).collect()
 }
 
 /// What a user should know about a valid config before running it: for

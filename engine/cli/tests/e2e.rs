@@ -810,6 +810,16 @@ contacts = 1
 bodies = 1
 "#;
     let cfg = write_config(tmp.path(), "blowup.toml", text);
+    // `check` says so before any step: sqrt(m / kn) for one contact is
+    // 1.0233e-5 s here (no dashpot), 3e-4 s is 29.32 times that.
+    let o = talus(&["check", cfg.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        said.contains("dt = 3e-4 s is 29.32 times the largest step")
+            && said.contains("(1.023e-5 s at safety 1)"),
+        "{said}"
+    );
     let out = tmp.path().join("out");
     let o = talus(&[
         "run",

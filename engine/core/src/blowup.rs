@@ -285,11 +285,44 @@ impl Simulation {
     }
 
     /// The automatic timestep of the contacts as the last contact pass
-    /// left them: each contact's reported stiffness summed on its bodies
-    /// again (the law of motion has already zeroed the sums of this step),
-    /// then the rule of [`Timestep::Auto`], with the run's safety factor or
-    /// the default one.
+    /// left them ([`Simulation::timestep_scale`]) with the run's safety
+    /// factor or the default one.
     pub(crate) fn stable_timestep(&self) -> Option<f64> {
+        let safety = match self.settings.timestep {
+            Timestep::Auto { safety } => safety,
+            Timestep::Fixed(_) => DEFAULT_SAFETY,
+        };
+        Some(safety * self.timestep_scale()?)
+    }
+
+    /// With a fixed timestep above what the automatic rule allows a body
+    /// on a single contact at its largest safety factor (1): `(dt,
+    /// limit)`, the limit being `min_i sqrt(m_i / k_i)` (s) with every
+    /// body's probe stiffness (the stiffest contact its group's models
+    /// make, with its dashpot; for blocks and clumps the rotational part
+    /// too). Past it, one contact's spring runs near or past its
+    /// stability limit as soon as it touches, and impacts may gain
+    /// energy. `None` with an automatic timestep, within the limit, or
+    /// without any stiffness.
+    pub fn fixed_step_over_limit(&self) -> Option<(f64, f64)> {
+        let Timestep::Fixed(dt) = self.settings.timestep else {
+            return None;
+        };
+        let zeros = |n: usize| vec![0.0; n];
+        let rate = self.stiffness_rate(
+            &zeros(self.balls().len()),
+            &zeros(self.n_blocks()),
+            &zeros(self.n_clumps()),
+        );
+        let limit = critical_timestep(rate)?;
+        (dt > limit).then_some((dt, limit))
+    }
+
+    /// `min_i sqrt(m_i / k_i)` (s) of [`Timestep::Auto`] from the contacts
+    /// as the last contact pass left them: each contact's reported
+    /// stiffness summed on its bodies again (the law of motion has already
+    /// zeroed the sums of this step).
+    fn timestep_scale(&self) -> Option<f64> {
         let mut k_balls = vec![0.0; self.balls().len()];
         let mut k_blocks = vec![0.0; self.n_blocks()];
         for lane in self.models.iter().flat_map(|m| &m.lanes) {
@@ -308,10 +341,6 @@ impl Simulation {
                 }
             }
         }
-        let safety = match self.settings.timestep {
-            Timestep::Auto { safety } => safety,
-            Timestep::Fixed(_) => DEFAULT_SAFETY,
-        };
         let clumps = self.clumps();
         let k_clumps: Vec<f64> = (0..clumps.len())
             .map(|i| {
@@ -321,8 +350,7 @@ impl Simulation {
             })
             .collect();
         drop(clumps);
-        let dt = critical_timestep(self.stiffness_rate(&k_balls, &k_blocks, &k_clumps))?;
-        Some(safety * dt)
+        critical_timestep(self.stiffness_rate(&k_balls, &k_blocks, &k_clumps))
     }
 
     /// The kinetic energy of every body, and the energy below which a

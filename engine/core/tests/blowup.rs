@@ -9,7 +9,8 @@ use talus_core::blowup::{BlowUp, Sign};
 use talus_core::math::Quat;
 use talus_core::snapshot::BodyKind;
 use talus_core::{
-    BlockInit, BlockShape, BlowUpLimits, Fixity, Simulation, StepError, Timestep, Vec3, Wall,
+    BallInit, BlockInit, BlockShape, BlowUpLimits, Fixity, Simulation, StepError, Timestep, Vec3,
+    Wall,
 };
 
 mod common;
@@ -385,5 +386,35 @@ fn a_jump_of_the_kinetic_energy_stops_the_run_at_the_next_check() {
             assert!(matches!(b.sign, Sign::Energy { since: 0, .. }), "{b:?}");
             assert!(e.to_string().contains("kinetic energy grew"), "{e}");
         }
+    }
+}
+
+#[test]
+fn a_fixed_step_past_one_contacts_limit_is_named_before_the_run() {
+    // The limit is the automatic rule's step at safety 1 for a body on one
+    // contact of its stiffest model, the dashpot's share included: for a
+    // ball with the linear model at normal ratio b, sqrt(m f^2 / kn) with
+    // f = sqrt(1 + b^2) - b.
+    let r: f64 = 0.002;
+    let m = DENSITY * 4.0 / 3.0 * std::f64::consts::PI * r.powi(3);
+    for b in [0.0f64, 0.5] {
+        let f = (1.0 + b * b).sqrt() - b;
+        let limit = (m * f * f / KN).sqrt();
+        let setup = |timestep: Timestep| {
+            let (mut s, g, _) = linear_sim(1.0, [KN, 0.5 * KN, 0.3, b, 0.0]);
+            s.settings.timestep = timestep;
+            s.add_ball(BallInit {
+                radius: r,
+                ..ball(Vec3::ZERO, Vec3::ZERO, g)
+            })
+            .unwrap();
+            s.prepare().unwrap();
+            s.fixed_step_over_limit()
+        };
+        let (dt, found) = setup(Timestep::Fixed(1.5 * limit)).expect("over the limit");
+        assert_eq!(dt, 1.5 * limit);
+        assert!(rel(found, limit) < 1e-12, "{found} vs {limit}");
+        assert_eq!(setup(Timestep::Fixed(0.99 * limit)), None);
+        assert_eq!(setup(Timestep::Auto { safety: 1.0 }), None);
     }
 }

@@ -33,13 +33,18 @@ radius = [0.004, 0.006]
 density = 2500.0
 region = { min = [0.0, 0.0, 0.03], max = [0.1, 0.1, 0.08] }
 
-# One ball on the floor, one on the second brick.
+# One ball on the second brick, one on the floor with a third on top of
+# it (a ball-ball contact from the start, whatever the pour does).
 [[balls]]
 kind = "list"
 group = "marker"
 density = 2500.0
 radius = 0.005
-balls = [{ pos = [0.0499, 0.05, 0.0198] }, { pos = [0.015, 0.085, 0.0049] }]
+balls = [
+  { pos = [0.0499, 0.05, 0.0198] },
+  { pos = [0.015, 0.085, 0.0049] },
+  { pos = [0.015, 0.085, 0.0148] },
+]
 
 [[shapes]]
 name = "brick"
@@ -290,7 +295,7 @@ fn a_killed_run_leaves_an_index_of_complete_frames() {
         "-c",
         "import sys, vtk\n\
          r = vtk.vtkXMLPolyDataReader(); r.SetFileName(sys.argv[1]); r.Update()\n\
-         assert r.GetErrorCode() == 0 and r.GetOutput().GetNumberOfPoints() == 82\n",
+         assert r.GetErrorCode() == 0 and r.GetOutput().GetNumberOfPoints() == 83\n",
         vtk.join(last).to_str().unwrap(),
     ]));
 }

@@ -196,6 +196,7 @@ impl BlockInit {
 impl Simulation {
     /// Adds a block shape; returns its index.
     pub fn add_shape(&mut self, shape: BlockShape) -> u32 {
+        self.turn_shapes.push(crate::timestep::shape_turn(&shape));
         self.shapes.push(shape);
         (self.shapes.len() - 1) as u32
     }

@@ -49,11 +49,6 @@ pub struct ClumpTemplate {
     pub unit_moments: Vec3,
     /// Distance from the centroid to the farthest point of any pebble (m).
     pub radius: f64,
-    /// Per principal axis, the largest squared distance of a pebble centre
-    /// from that axis (m^2): the squared lever arm about it of a normal
-    /// contact force (which passes through the centre of its pebble), for
-    /// the rotational bound of the timestep.
-    pub axis_levers: Vec3,
     /// Estimated relative error of the mass properties (0 for one pebble,
     /// whose are exact).
     pub error: f64,
@@ -120,10 +115,6 @@ impl ClumpTemplate {
             .iter()
             .map(|&(c, r)| c.length() + r)
             .fold(0.0, f64::max);
-        let axis_levers = moved.iter().fold(Vec3::ZERO, |m, &(c, _)| {
-            let d2 = c * c;
-            m.max(Vec3::new(d2.y + d2.z, d2.x + d2.z, d2.x + d2.y))
-        });
         if !(volume > 0.0 && volume.is_finite() && unit_moments.min_element() > 0.0) {
             return Err(fail(format!(
                 "the union of the pebbles has no volume ({volume:e} m^3)"
@@ -135,7 +126,6 @@ impl ClumpTemplate {
             volume,
             unit_moments,
             radius,
-            axis_levers,
             error,
             input_rotation: rotation,
             input_centroid: centroid,
@@ -206,6 +196,9 @@ pub type ClumpInit = crate::block::BlockInit;
 impl Simulation {
     /// Adds a clump template; returns its index.
     pub fn add_template(&mut self, template: ClumpTemplate) -> u32 {
+        let centres = template.pebbles.iter().map(|&(c, _)| c);
+        let turn = crate::timestep::turn_factor(centres, template.unit_moments, template.volume);
+        self.turn_templates.push(turn);
         self.templates.push(template);
         (self.templates.len() - 1) as u32
     }

@@ -190,6 +190,11 @@ pub struct Simulation {
     pub(crate) k_probe_blocks: Vec<f64>,
     /// Per clump: the same floor as `k_probe` (N/m).
     pub(crate) k_probe_clumps: Vec<f64>,
+    /// Per block shape and per clump template, set as each is added: how
+    /// much lighter a body of it is at its most mobile contact point than
+    /// at its centroid (see [`crate::timestep::turn_factor`]).
+    pub(crate) turn_shapes: Vec<f64>,
+    pub(crate) turn_templates: Vec<f64>,
     /// Bond installs (see [`Simulation::install_bonds`]), each with
     /// whether it has happened.
     pub(crate) installs: Vec<(crate::bond::BondInstall, bool)>,
@@ -253,6 +258,8 @@ impl Simulation {
             probe_k: FxHashMap::default(),
             k_probe_blocks: Vec::new(),
             k_probe_clumps: Vec::new(),
+            turn_shapes: Vec::new(),
+            turn_templates: Vec::new(),
             installs: Vec::new(),
             breaks: Vec::new(),
             unheld: false,

@@ -27,7 +27,10 @@ use super::block_block::{
     bond_radius, hold_warm_start, mode_of, overlap_of, query_rounded, set_vec, slot as base,
     vec_at, Other,
 };
-use super::facet_stage::{clusters_of, plane_clusters, resolve_facet_lane, take_over};
+use super::facet_stage::{
+    add_wall_end, clusters_of, facet_found, facet_lever, plane_clusters, resolve_facet_lane,
+    take_over,
+};
 use super::{
     add_block_end, facet_motion, plane_geometry, rigid_motion, BlockScene, Carried, FacetImage,
     Found, Masses, PairKernel, Scene,
@@ -37,7 +40,7 @@ use crate::body::{walls, BlocksRef};
 use crate::cell::Cell;
 use crate::cell_walls::facet_shift;
 use crate::contact::ContactStore;
-use crate::contact::{self, Applied, Plane, CARRIED, CARRY_FORCE, HELD, SIDE_OFF};
+use crate::contact::{self, Applied, Plane, CARRIED, HELD, SIDE_OFF};
 use crate::error::StepError;
 use crate::inputs::Geometry;
 use crate::math::{Quat, Vec3};
@@ -230,19 +233,7 @@ impl PairKernel for BlockFacet {
         if released && gap > 0.0 {
             return None;
         }
-        let (wi, f) = scene.owner[b.index()];
-        let wall = &scene.walls[wi as usize];
-        let x1 = scene.blocks.pos[a.index()];
-        let image = FacetImage::of(scene.cell, wall, f as usize, x1);
-        Some(Found {
-            n,
-            gap,
-            xc,
-            end1: rigid_motion(scene, a.index(), x1),
-            end2: facet_motion(wall, f as usize, (xc, xc), image),
-            region: 0,
-            radius: [0.0, 0.0],
-        })
+        Some(facet_found(scene, (n, gap, xc), a, b))
     }
 
     #[inline(always)]
@@ -254,11 +245,7 @@ impl PairKernel for BlockFacet {
         a: Piece,
         b: Piece,
     ) -> (Vec3, Vec3) {
-        let x1 = scene.blocks.pos[a.index()];
-        let (wi, facet) = scene.owner[b.index()];
-        let wall = &scene.walls[wi as usize];
-        let x2 = wall.centre + facet_shift(scene.cell, wall, facet as usize, x1);
-        ((p.xc - x1).cross(f), (p.xc - x2).cross(f))
+        facet_lever(scene, p, f, a, b)
     }
 
     #[inline(always)]
@@ -268,10 +255,7 @@ impl PairKernel for BlockFacet {
 
     #[inline(always)]
     fn add_end2(sums: &mut Sums<'_>, scene: &Scene<'_>, b: Piece, ap: &Applied, carry: u8) {
-        // A wall takes no timestep stiffness.
-        if carry >= CARRY_FORCE {
-            sums.wall(scene.owner[b.index()].0, ap.force, ap.torque2);
-        }
+        add_wall_end(sums, scene, b, ap, carry);
     }
 
     fn geometry(scene: &Scene<'_>, plane: &Plane, cache: &[f64], a: Piece, b: Piece) -> Geometry {

@@ -22,15 +22,14 @@
 use super::block_block::{set_vec, vec_at};
 use super::block_facet::{corners, out_of_reach, Swept};
 use super::convex::{contact_of, note_fault, posed, track_feature};
-use super::facet_stage::{plane_clusters, resolve_facet_lane, take_over};
-use super::{
-    add_block_end, facet_motion, plane_geometry, rigid_motion, BlockScene, FacetImage, Found,
-    Masses, PairKernel, Scene,
+use super::facet_stage::{
+    add_wall_end, facet_found, facet_lever, plane_clusters, resolve_facet_lane, take_over,
 };
+use super::{add_block_end, plane_geometry, BlockScene, Found, Masses, PairKernel, Scene};
 use crate::body::{walls, BlocksRef};
 use crate::cell::Cell;
 use crate::cell_walls::facet_shift;
-use crate::contact::{Applied, Plane, CARRIED, CARRY_FORCE};
+use crate::contact::{Applied, Plane, CARRIED};
 use crate::error::StepError;
 use crate::inputs::Geometry;
 use crate::math::Vec3;
@@ -207,19 +206,7 @@ impl PairKernel for ConvexFacet {
             cache[slot::MOVED] = f64::from(u8::from(moved));
             note_fault(k, a, b, fault);
         }
-        let (wi, f) = scene.owner[b.index()];
-        let wall = &scene.walls[wi as usize];
-        let x1 = scene.blocks.pos[a.index()];
-        let image = FacetImage::of(scene.cell, wall, f as usize, x1);
-        Some(Found {
-            n,
-            gap,
-            xc,
-            end1: rigid_motion(scene, a.index(), x1),
-            end2: facet_motion(wall, f as usize, (xc, xc), image),
-            region: 0,
-            radius: [0.0, 0.0],
-        })
+        Some(facet_found(scene, (n, gap, xc), a, b))
     }
 
     #[inline(always)]
@@ -231,11 +218,7 @@ impl PairKernel for ConvexFacet {
         a: Piece,
         b: Piece,
     ) -> (Vec3, Vec3) {
-        let x1 = scene.blocks.pos[a.index()];
-        let (wi, facet) = scene.owner[b.index()];
-        let wall = &scene.walls[wi as usize];
-        let x2 = wall.centre + facet_shift(scene.cell, wall, facet as usize, x1);
-        ((p.xc - x1).cross(f), (p.xc - x2).cross(f))
+        facet_lever(scene, p, f, a, b)
     }
 
     #[inline(always)]
@@ -245,9 +228,7 @@ impl PairKernel for ConvexFacet {
 
     #[inline(always)]
     fn add_end2(sums: &mut Sums<'_>, scene: &Scene<'_>, b: Piece, ap: &Applied, carry: u8) {
-        if carry >= CARRY_FORCE {
-            sums.wall(scene.owner[b.index()].0, ap.force, ap.torque2);
-        }
+        add_wall_end(sums, scene, b, ap, carry);
     }
 
     fn geometry(scene: &Scene<'_>, plane: &Plane, _cache: &[f64], a: Piece, b: Piece) -> Geometry {

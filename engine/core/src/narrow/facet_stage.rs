@@ -5,10 +5,14 @@
 //! them), and the hand-over of state when another member takes over.
 
 use super::block_facet::corners;
-use crate::contact::{ContactStore, CARRIED, HELD, RELEASED};
+use super::{facet_motion, rigid_motion, FacetImage, Found, Scene};
+use crate::cell_walls::facet_shift;
+use crate::contact::{Applied, ContactStore, Plane, CARRIED, CARRY_FORCE, HELD, RELEASED};
 use crate::error::StepError;
+use crate::math::Vec3;
 use crate::pass::units::for_each_unit;
 use crate::piece::Piece;
+use crate::sums::Sums;
 use crate::wall::{Wall, BACK, FRONT};
 use crate::wall_logic::{self, Transfer};
 use talus_sdk::abi_stable::std_types::{RSlice, RSliceMut};
@@ -210,4 +214,62 @@ pub(super) fn take_over(
         st.setup[to].flags &= !flags::NEW;
     }
     Ok(())
+}
+
+/// The contact of rigid body `a` with facet `b` as its wall stage left it
+/// (`(n, gap, xc)`): the body's rigid motion and the facet's (its image's
+/// in a periodic cell) at the location.
+#[inline(always)]
+pub(super) fn facet_found(
+    scene: &Scene<'_>,
+    (n, gap, xc): (Vec3, f64, Vec3),
+    a: Piece,
+    b: Piece,
+) -> Found {
+    let (wi, f) = scene.owner[b.index()];
+    let wall = &scene.walls[wi as usize];
+    let x1 = scene.blocks.pos[a.index()];
+    let image = FacetImage::of(scene.cell, wall, f as usize, x1);
+    Found {
+        n,
+        gap,
+        xc,
+        end1: rigid_motion(scene, a.index(), x1),
+        end2: facet_motion(wall, f as usize, (xc, xc), image),
+        region: 0,
+        radius: [0.0, 0.0],
+    }
+}
+
+/// The lever arms of force `f` at `p.xc` on rigid body `a` (about its
+/// centroid) and on facet `b`'s wall (about its centre, moved to the
+/// image nearest the body in a periodic cell).
+#[inline(always)]
+pub(super) fn facet_lever(
+    scene: &Scene<'_>,
+    p: &Plane,
+    f: Vec3,
+    a: Piece,
+    b: Piece,
+) -> (Vec3, Vec3) {
+    let x1 = scene.blocks.pos[a.index()];
+    let (wi, facet) = scene.owner[b.index()];
+    let wall = &scene.walls[wi as usize];
+    let x2 = wall.centre + facet_shift(scene.cell, wall, facet as usize, x1);
+    ((p.xc - x1).cross(f), (p.xc - x2).cross(f))
+}
+
+/// Adds a force carrier's force and moment to facet `b`'s wall (a wall
+/// takes no timestep stiffness).
+#[inline(always)]
+pub(super) fn add_wall_end(
+    sums: &mut Sums<'_>,
+    scene: &Scene<'_>,
+    b: Piece,
+    ap: &Applied,
+    carry: u8,
+) {
+    if carry >= CARRY_FORCE {
+        sums.wall(scene.owner[b.index()].0, ap.force, ap.torque2);
+    }
 }

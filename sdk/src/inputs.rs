@@ -86,6 +86,23 @@ pub const AREA_GRADIENT: u32 = 8;
 /// the contact's state). Added in sdk 0.3.3.
 pub const PAIR_RANDOM: u32 = 9;
 
+/// Second moments of the contact surface about the contact location,
+/// per unit area (m^2), width 3: `(I_ss, I_tt, I_st) / A`, with `I_ss`
+/// the integral of the squared `s` offset from the location over the
+/// surface as it projects on the contact plane, and so on. For a model
+/// that spreads a quantity over a face contact (the linear model's
+/// dashpot resists a rocking block through it: see `docs/physics.md`).
+///
+/// Only contacts that have a contact surface of their own carry it: a
+/// block with a block, and a block with wall facets (one contact for all
+/// coplanar facets, the surface theirs together). Batches of other pairs
+/// come without this column, whatever the descriptor asks, so
+/// [`Contact::get`](crate::Contact::get) returns `None` there, and a
+/// model reads that as a contact too small to spread anything over (a
+/// ball's contact disc of radius `a` would give `a^2 / 4`). Zero while
+/// the gap is open. Added in sdk 0.3.5.
+pub const AREA_GYRATION: u32 = 10;
+
 /// What the sdk says about one optional input id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct InputInfo {
@@ -99,6 +116,10 @@ pub struct InputInfo {
     pub unit: &'static str,
     /// One-line description.
     pub doc: &'static str,
+    /// Whether every batch of a model that asks for it carries the
+    /// column; `false` for an input only some pair kinds have (see its
+    /// documentation), whose column the other batches leave out.
+    pub every_batch: bool,
 }
 
 /// Every optional input this sdk defines, in id order.
@@ -109,6 +130,7 @@ pub const ALL: &[InputInfo] = &[
         width: 1,
         unit: "m^3",
         doc: "volume of the overlap of the two pieces",
+        every_batch: true,
     },
     InputInfo {
         id: CONTACT_AREA,
@@ -116,6 +138,7 @@ pub const ALL: &[InputInfo] = &[
         width: 1,
         unit: "m^2",
         doc: "area of the contact disc",
+        every_batch: true,
     },
     InputInfo {
         id: CONTACT_RADIUS,
@@ -123,6 +146,7 @@ pub const ALL: &[InputInfo] = &[
         width: 1,
         unit: "m",
         doc: "radius of the contact disc",
+        every_batch: true,
     },
     InputInfo {
         id: BRANCH_1,
@@ -130,6 +154,7 @@ pub const ALL: &[InputInfo] = &[
         width: 3,
         unit: "m",
         doc: "end1 centroid to contact location, in (n, s, t)",
+        every_batch: true,
     },
     InputInfo {
         id: BRANCH_2,
@@ -137,6 +162,7 @@ pub const ALL: &[InputInfo] = &[
         width: 3,
         unit: "m",
         doc: "end2 reference point to contact location, in (n, s, t)",
+        every_batch: true,
     },
     InputInfo {
         id: CONTACT_POINT,
@@ -144,6 +170,7 @@ pub const ALL: &[InputInfo] = &[
         width: 3,
         unit: "m",
         doc: "contact location in global axes",
+        every_batch: true,
     },
     InputInfo {
         id: TWIST_ARM,
@@ -151,6 +178,7 @@ pub const ALL: &[InputInfo] = &[
         width: 1,
         unit: "m",
         doc: "moment about the normal per unit normal force of a volume potential",
+        every_batch: true,
     },
     InputInfo {
         id: AREA_GRADIENT,
@@ -158,6 +186,7 @@ pub const ALL: &[InputInfo] = &[
         width: 6,
         unit: "m, m^2/rad",
         doc: "contact area's gradient under end2's translation and rotation, in (n, s, t)",
+        every_batch: true,
     },
     InputInfo {
         id: PAIR_RANDOM,
@@ -165,6 +194,15 @@ pub const ALL: &[InputInfo] = &[
         width: 2,
         unit: "-",
         doc: "two uniform numbers in [0, 1) fixed for the pair and the run's seed (new or bonding contacts; NaN otherwise)",
+        every_batch: true,
+    },
+    InputInfo {
+        id: AREA_GYRATION,
+        name: "area_gyration",
+        width: 3,
+        unit: "m^2",
+        doc: "second moments of the contact surface about the location along s and t, per unit area (block contacts only)",
+        every_batch: false,
     },
 ];
 

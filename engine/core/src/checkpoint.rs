@@ -47,7 +47,7 @@ use crate::wall::Wall;
 const MAGIC: [u8; 8] = *b"TALUSCKP";
 /// Version of the layout after the magic; a checkpoint of another version
 /// is refused.
-pub const FORMAT: u32 = 6;
+pub const FORMAT: u32 = 7;
 
 /// Why a checkpoint cannot be read or restored.
 #[derive(Debug, thiserror::Error)]

@@ -61,6 +61,10 @@ pub struct Overlap {
     /// (about the contact location) of end2, global axes; `None` where the
     /// kernel does not resolve it.
     pub area_gradient: Option<[Vec3; 2]>,
+    /// The contact surface's second moments per unit area about the
+    /// location along the frame's in-plane axes, see
+    /// [`talus_sdk::inputs::AREA_GYRATION`] (zero while apart).
+    pub gyration: [f64; 3],
 }
 
 /// Height `h` of a spherical cap and radius `r` of its sphere: volume
@@ -148,6 +152,7 @@ pub fn provides(id: u32) -> bool {
             | inputs::TWIST_ARM
             | inputs::AREA_GRADIENT
             | inputs::PAIR_RANDOM
+            | inputs::AREA_GYRATION
     )
 }
 
@@ -189,6 +194,14 @@ pub fn write(id: u32, g: &Geometry, out: &mut [f64]) {
             None => out.fill(f64::NAN),
         },
         inputs::PAIR_RANDOM => out.copy_from_slice(&g.random),
+        inputs::AREA_GYRATION => match g.overlap {
+            Some(o) => out.copy_from_slice(&o.gyration),
+            // The contact disc of radius a: a^2 / 4 about either axis.
+            None => {
+                let a = contact_radius(g.r1, g.r2, g.gap);
+                out.copy_from_slice(&[0.25 * a * a, 0.25 * a * a, 0.0]);
+            }
+        },
         _ => panic!("the engine does not provide input {}", inputs::name(id)),
     }
 }
@@ -327,6 +340,7 @@ mod tests {
                 area: 2.0,
                 twist_arm: 0.5,
                 area_gradient: Some([Vec3::new(1.0, 2.0, 3.0), Vec3::new(4.0, 5.0, 6.0)]),
+                gyration: [0.25, 0.5, -0.125],
             }),
             frame: [Vec3::Y, -Vec3::X, Vec3::Z],
             ..probe_geometry(-1e-3)
@@ -337,6 +351,13 @@ mod tests {
         let mut arm = [0.0];
         write(inputs::TWIST_ARM, &g, &mut arm);
         assert_eq!(arm, [0.5]);
+        let mut gyration = [0.0; 3];
+        write(inputs::AREA_GYRATION, &g, &mut gyration);
+        assert_eq!(gyration, [0.25, 0.5, -0.125]);
+        // Two balls: the contact disc's a^2 / 4 about either axis.
+        let a = contact_radius(1.0, Some(1.0), -1e-3);
+        write(inputs::AREA_GYRATION, &probe_geometry(-1e-3), &mut gyration);
+        assert_eq!(gyration, [0.25 * a * a, 0.25 * a * a, 0.0]);
     }
 
     /// Equal spheres: the lens is two equal caps of height h/2, and the

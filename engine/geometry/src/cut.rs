@@ -10,6 +10,7 @@
 
 use glam::{DVec2, DVec3};
 
+use crate::area_moments::AreaMoments;
 use crate::epa::{epa_penetration, Penetration};
 use crate::error::GeometryError;
 use crate::polyhedron::{ConvexPolyhedron, Plane};
@@ -231,6 +232,8 @@ pub struct ReducedContact {
     pub location: DVec3,
     /// Area common to both cuts [m^2].
     pub area: f64,
+    /// The moments of that common area (in the frame of A and B).
+    pub moments: AreaMoments,
 }
 
 /// Reduced contact resolution of blocks A (end1) and B (end2).
@@ -263,11 +266,16 @@ pub fn reduced_from_penetration(
     };
     let (area, c) = area_centroid_2d(&common);
     let location = if area > 0.0 { frame.to_3d(c) } else { mid };
+    let mut moments = AreaMoments::default();
+    if area > 0.0 {
+        moments.add_polygon(common.iter().map(|&p| frame.to_3d(p)), 1.0);
+    }
     ReducedContact {
         penetration,
         plane,
         location,
         area: area.max(0.0),
+        moments,
     }
 }
 
@@ -299,5 +307,10 @@ mod tests {
         assert!((r.plane.offset - 0.9).abs() < 1e-12);
         assert!((r.area - 3.0).abs() < 1e-12);
         assert!((r.location - DVec3::new(0.9, 0.25, 0.0)).length() < 1e-12);
+        // The common area is 1.5 m along y by 2 m along z.
+        let [iyy, izz, iyz] = r.moments.in_plane(r.location, DVec3::Y, DVec3::Z);
+        assert!((iyy - 2.0 * 1.5f64.powi(3) / 12.0).abs() < 1e-12, "{iyy}");
+        assert!((izz - 1.5 * 8.0 / 12.0).abs() < 1e-12, "{izz}");
+        assert!(iyz.abs() < 1e-12);
     }
 }

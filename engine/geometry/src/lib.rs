@@ -35,6 +35,7 @@
 //! Conventions: a plane's inner side is `normal . x <= offset`; contact
 //! normals point from end1 (A) to end2 (B); a gap below zero is overlap.
 
+pub mod area_moments;
 pub mod closest;
 pub mod cut;
 pub mod epa;
@@ -54,6 +55,7 @@ pub mod sphere_union;
 pub mod stl;
 pub mod support;
 
+pub use area_moments::AreaMoments;
 pub use closest::{
     closest_surface_point, closest_surface_point_scan, contact_ball_rblock, BallBlockContact,
     FacetCache, SurfaceFeature, SurfacePoint,

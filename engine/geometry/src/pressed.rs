@@ -10,6 +10,7 @@
 
 use glam::DVec3;
 
+use crate::area_moments::AreaMoments;
 use crate::overlap::{dual_overlap, min_slack, End, OverlapFace, OverlapPolyhedron};
 use crate::polyhedron::Plane;
 
@@ -60,6 +61,9 @@ fn polygon_area_centroid(vertices: &[DVec3], ring: &[u32]) -> (DVec3, DVec3) {
 pub struct PressedContact {
     /// The pressed surface, its moment about the overlap's centroid.
     pub surface: PressedSurface,
+    /// The pressed surface's moments along `n` (see
+    /// [`OverlapPolyhedron::pressed_moments`]).
+    pub moments: AreaMoments,
     /// The point of the line of action nearest the centroid `c`:
     /// `c + n x M(c) / |S|`, `n = S / |S|` [m].
     pub location: DVec3,
@@ -73,6 +77,31 @@ impl OverlapPolyhedron {
     /// `about` (see [`PressedSurface`]).
     pub fn pressed_surface(&self, about: DVec3) -> PressedSurface {
         pressed_of(&self.vertices, &self.faces(), about)
+    }
+
+    /// The moments of end1's pressed surface seen along `n` (a unit
+    /// vector), each face's area counted `n . m` times (`m` its outward
+    /// normal), or not at all where that is negative: the surface as it
+    /// projects on a plane normal to `n`. For two faces pressed flat that
+    /// is the face of end1 inside end2; the strips of end1's sides inside
+    /// end2 count little or nothing.
+    pub fn pressed_moments(&self, n: DVec3) -> AreaMoments {
+        moments_of(&self.vertices, &self.faces(), n)
+    }
+
+    /// [`Self::pressed_surface`] about `about` and [`Self::pressed_moments`]
+    /// along its direction (zero moments when its area is not positive),
+    /// from one listing of the faces.
+    pub fn pressed_with_moments(&self, about: DVec3) -> (PressedSurface, AreaMoments) {
+        let faces = self.faces();
+        let surface = pressed_of(&self.vertices, &faces, about);
+        let area = surface.area_vector.length();
+        let moments = if area > 0.0 {
+            moments_of(&self.vertices, &faces, surface.area_vector / area)
+        } else {
+            AreaMoments::default()
+        };
+        (surface, moments)
     }
 
     /// The gradient of `n . S` (the contact area when `n` is the direction
@@ -109,6 +138,7 @@ impl OverlapPolyhedron {
         let location = self.centroid + n.cross(surface.moment / area);
         Some(PressedContact {
             surface,
+            moments: moments_of(&self.vertices, &faces, n),
             location,
             jacobian: self.area_jacobian(&faces, location),
         })
@@ -165,6 +195,20 @@ impl OverlapPolyhedron {
         }
         rows
     }
+}
+
+/// The moments of end1's faces among `faces` seen along `n` (see
+/// [`OverlapPolyhedron::pressed_moments`]).
+fn moments_of(vertices: &[DVec3], faces: &[OverlapFace], n: DVec3) -> AreaMoments {
+    let mut out = AreaMoments::default();
+    for f in faces {
+        let w = f.plane.normal.dot(n);
+        if f.end != End::End1 || w <= 0.0 || f.corners.len() < 3 {
+            continue;
+        }
+        out.add_polygon(f.corners.iter().map(|&c| vertices[c as usize]), w);
+    }
+    out
 }
 
 /// End1's faces among `faces` (corners in `vertices`) as one area vector

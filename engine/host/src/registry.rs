@@ -93,7 +93,8 @@ impl RegisteredModel {
     ///
     /// The plugin catches its own panics; an `Err` names the index of the
     /// contact in the batch and what went wrong, including an input the
-    /// model asks for that `columns` lacks.
+    /// model asks for that `columns` lacks (but one that only some pairs
+    /// have, which is then left out as in the engine's other batches).
     pub fn run_batch(
         &self,
         dt: f64,
@@ -105,7 +106,14 @@ impl RegisteredModel {
     ) -> Result<(), BatchError> {
         let mut given = Vec::with_capacity(self.entry.descriptor.inputs.len());
         for &id in &self.entry.descriptor.inputs {
-            let Some(&(_, values)) = columns.iter().find(|(c, _)| *c == id) else {
+            let found = columns.iter().find(|(c, _)| *c == id);
+            // An input only some pairs have may be left out, as the
+            // engine leaves it out of the other pairs' batches.
+            let optional = inputs::info(id).is_some_and(|i| !i.every_batch);
+            let Some(&(_, values)) = found else {
+                if optional {
+                    continue;
+                }
                 return Err(BatchError {
                     index: 0,
                     message: format!("no values given for input {}", inputs::name(id)).into(),

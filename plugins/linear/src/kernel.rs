@@ -23,11 +23,23 @@
 //!   down to that length and the contact is sliding.
 //! - Shear dashpot `Fds = -cs ds / dt` with `cs = 2 bs sqrt(m ks)`; it is
 //!   added to the returned shear force only, not to the stored spring force.
+//! - Spread normal dashpot: where the contact is a surface (a block's
+//!   face on another block or a wall), the normal dashpot acts over the
+//!   whole surface, `cn / A` per unit area, and not at the location alone,
+//!   so a relative rotation about `s` and `t` meets the moment
+//!   `Mbs = -cn (gtt ws - gst wt)`, `Mbt = -cn (gss wt - gst ws)`, with
+//!   `w = dtheta_b / dt` and `g` the surface's second moments per unit
+//!   area about the location (the engine's input `area_gyration`; sdk
+//!   `spread_dashpot`). A
+//!   single contact standing for a face then damps the face's rocking as
+//!   the springs spread over it would. Ball contacts have no such input
+//!   and no such moment.
 //! - Energies: stored strain energy `Fl^2 / (2 kn) + |Fs|^2 / (2 ks)`
 //!   (terms with zero stiffness dropped); the shear increment splits into an
 //!   elastic part `-(Fs - Fs_old) / ks` and a slip part (the rest), and the
 //!   slip energy grows by `-(Fs_old + Fs) / 2 . slip`; the dashpot energy grows
-//!   by `-(Fdn_eff dn + Fds . ds)`, the work the dashpots take out.
+//!   by `-(Fdn_eff dn + Fds . ds + Mb . dtheta_b)`, the work the dashpots
+//!   take out.
 //!   The trapezoidal slip estimate is exact while the Coulomb limit stays
 //!   constant; in a step where the limit drops and the shear force reverses
 //!   it can come out slightly negative (as in the reference formulation).

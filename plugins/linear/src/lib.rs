@@ -16,8 +16,8 @@
 pub mod kernel;
 
 use talus_sdk::{
-    Activity, Contact, ContactModel, ContactOutput, ModelDescriptor, Propagation, PropertyDesc,
-    StateSlotDesc, Swap,
+    inputs, Activity, Contact, ContactModel, ContactOutput, ModelDescriptor, Propagation,
+    PropertyDesc, StateSlotDesc, Swap, STATUS_ACTIVE,
 };
 
 use kernel::{LinearProps, LinearState, Prepared};
@@ -92,6 +92,8 @@ impl ContactModel for Linear {
                 "energy dissipated by the dashpots (cumulative)",
             ))
             .state(slot("slipping", "-", "1 while the contact slides, else 0"))
+            // The normal dashpot spread over a block's face contact.
+            .input(inputs::AREA_GYRATION)
     }
 
     fn prepare(props: &[f64], dt: f64) -> Self {
@@ -107,7 +109,19 @@ impl ContactModel for Linear {
         let mut s = LinearState::load(slots);
         let (p, memo) = (&self.prepared, &mut self.dashpots);
         let dashpots = |mass: f64| p.dashpots_kept(memo, mass);
-        let out = kernel::force_displacement_with(p, dashpots, contact.input(), &mut s);
+        let mut out = kernel::force_displacement_with(p, dashpots, contact.input(), &mut s);
+        // The normal dashpot spread over a contact surface (blocks only:
+        // other batches carry no such column).
+        if p.props.dp_nratio > 0.0 && out.status == STATUS_ACTIVE {
+            if let Some(&[gss, gtt, gst]) = contact.get(inputs::AREA_GYRATION) {
+                let input = contact.input();
+                let (cn, _) = p.dashpots_kept(memo, input.mass);
+                let (m, e) =
+                    talus_sdk::spread_dashpot(cn, p.inv_dt, [gss, gtt, gst], input.theta_b);
+                out.moment = [0.0, m[0], m[1]];
+                s.e_dashpot += e;
+            }
+        }
         s.store(slots);
         out
     }
@@ -161,7 +175,7 @@ mod tests {
             ]
         );
         assert!(d.state.iter().all(|s| s.propagation == Propagation::Copy));
-        assert!(d.inputs.is_empty());
+        assert_eq!(d.inputs, [talus_sdk::inputs::AREA_GYRATION]);
     }
 
     /// Runs the linear model's batch call as the engine does.

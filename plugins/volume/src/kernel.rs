@@ -29,6 +29,11 @@
 //!   corners): no impact gains energy. Elsewhere `Fe` acts alone.
 //! - Normal dashpot: `Fd = -c dn / dt` with `c = 2 beta sqrt(m k_n)`; it
 //!   pushes while the pieces approach (`dn < 0`) and pulls while they part.
+//! - Where the contact is a surface (a block's face; the engine's input
+//!   `area_gyration`), the dashpot acts over the whole surface, `c / A`
+//!   per unit area, and adds a bend moment against the relative rotation
+//!   about `s` and `t` (sdk `spread_dashpot`): one contact standing for a
+//!   face damps the face's rocking as the spread springs would.
 //! - Normal force `Fn = max(Fe + Fd, 0)`: the dashpot may cancel the
 //!   elastic force but never turns the total into a pull.
 //! - The damping ratio `beta` follows from the restitution coefficient `e`
@@ -146,6 +151,10 @@ pub struct Overlap {
     /// of end2 about the contact location, in the contact frame; `None`
     /// where the engine does not resolve it.
     pub area_gradient: Option<[f64; 6]>,
+    /// The contact surface's second moments per unit area about the
+    /// location, `[gss, gtt, gst]` (m^2); `None` for a contact without a
+    /// surface of its own (balls).
+    pub gyration: Option<[f64; 3]>,
 }
 
 /// The per-contact state of the volume model, slot by slot in storage
@@ -347,6 +356,7 @@ pub fn force_displacement(
         area,
         twist_arm,
         area_gradient,
+        gyration,
     } = overlap;
     let ds = input.delta_s;
     let dn = input.delta_n;
@@ -379,7 +389,12 @@ pub fn force_displacement(
         0.0
     };
     let f_normal = (f_elastic - c * dn * p.inv_dt).max(0.0);
-    let moment = [f_volume * twist + extra[3], extra[4], extra[5]];
+    let mut moment = [f_volume * twist + extra[3], extra[4], extra[5]];
+    if let Some(g) = gyration.filter(|_| c > 0.0) {
+        let (bend, _) = talus_sdk::spread_dashpot(c, p.inv_dt, g, input.theta_b);
+        moment[1] += bend[0];
+        moment[2] += bend[1];
+    }
 
     // Shear: incremental spring on the area, capped by friction.
     let k_shear = props.ks * area;

@@ -71,6 +71,7 @@ impl ContactModel for Volume {
             .input(inputs::CONTACT_AREA)
             .input(inputs::TWIST_ARM)
             .input(inputs::AREA_GRADIENT)
+            .input(inputs::AREA_GYRATION)
             .property(stiffness(
                 "kn",
                 "volume stiffness: normal force per unit overlap volume",
@@ -126,6 +127,9 @@ impl ContactModel for Volume {
             area_gradient: contact
                 .get(inputs::AREA_GRADIENT)
                 .and_then(|g| <[f64; 6]>::try_from(g).ok()),
+            gyration: contact
+                .get(inputs::AREA_GYRATION)
+                .and_then(|g| <[f64; 3]>::try_from(g).ok()),
         };
         let out = kernel::force_displacement(&self.prepared, contact.input(), overlap, &mut s);
         s.store(slots);

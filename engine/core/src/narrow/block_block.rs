@@ -37,7 +37,7 @@ use crate::math::Vec3;
 use crate::piece::{PairKind, Piece};
 use crate::sums::{End, Sums};
 use talus_geometry::{
-    epa_from_simplex, gjk_distance_from, overlap_polyhedron, reduced_from_penetration,
+    epa_from_simplex, gjk_distance_from, overlap_polyhedron, reduced_from_penetration, AreaMoments,
     ConvexPolyhedron, EpaOptions, GjkOptions, OverlapCache, OverlapPolyhedron, Posed, Proximity,
     SupportMap,
 };
@@ -69,8 +69,11 @@ pub(super) mod slot {
     /// a rotation of end2 about the location, in end1's frame (6 values;
     /// NaN where not resolved).
     pub(in crate::narrow) const GRADIENT: usize = 11;
+    /// The contact surface's moments about end1's centroid, in end1's
+    /// frame (10 values, `AreaMoments::to_array`; zero while apart).
+    pub(in crate::narrow) const MOMENTS: usize = 17;
     /// Values per contact.
-    pub(in crate::narrow) const LEN: usize = 17;
+    pub(in crate::narrow) const LEN: usize = 27;
 }
 
 /// What a query finds in end1's frame: the normal (end1 to end2), the gap,
@@ -89,6 +92,8 @@ pub(super) struct Local {
     /// x, y and z components (each under a translation, then a rotation
     /// about the location).
     pub(super) jacobian: Option<[[Vec3; 2]; 3]>,
+    /// The moments of the contact surface (see [`slot::MOMENTS`]).
+    pub(super) moments: AreaMoments,
     /// The overlap could not be trusted and the last normal was kept.
     pub(super) fell_back: bool,
 }
@@ -156,6 +161,7 @@ pub(super) fn query_rounded<B: Other>(
             twist: 0.0,
             gradient: None,
             jacobian: None,
+            moments: AreaMoments::default(),
             ..core
         });
     }
@@ -192,6 +198,7 @@ pub(super) fn query<B: Other>(
             cache[slot::AREA] = 0.0;
             cache[slot::TWIST] = 0.0;
             cache[slot::GRADIENT..slot::GRADIENT + 6].fill(f64::NAN);
+            cache[slot::MOMENTS..slot::MOMENTS + AreaMoments::LEN].fill(0.0);
             return Some(Local {
                 n: s.normal,
                 gap: s.distance,
@@ -201,6 +208,7 @@ pub(super) fn query<B: Other>(
                 twist: 0.0,
                 gradient: None,
                 jacobian: None,
+                moments: AreaMoments::default(),
                 fell_back: false,
             });
         }
@@ -222,6 +230,7 @@ pub(super) fn query<B: Other>(
             twist: 0.0,
             gradient: None,
             jacobian: None,
+            moments: r.moments,
             fell_back: false,
         }
     };
@@ -266,6 +275,8 @@ pub(super) fn query<B: Other>(
     let [du, dw] = local.gradient.unwrap_or([Vec3::NAN; 2]);
     set_vec(cache, slot::GRADIENT, du);
     set_vec(cache, slot::GRADIENT + 3, dw);
+    cache[slot::MOMENTS..slot::MOMENTS + AreaMoments::LEN]
+        .copy_from_slice(&local.moments.to_array());
     Some(local)
 }
 
@@ -308,14 +319,17 @@ fn pressed(
         twist: 0.0,
         gradient: None,
         jacobian: None,
+        moments: AreaMoments::default(),
         fell_back: false,
     };
     let enough = |area: f64| area > 1e-12 * a.surface_area();
     if mode != BlockResolution::Potential {
-        let s = o.pressed_surface(o.centroid).area_vector;
+        let (surface, moments) = o.pressed_with_moments(o.centroid);
+        let s = surface.area_vector;
         local.area = s.length();
         if enough(local.area) {
             local.n = s / local.area;
+            local.moments = moments;
         }
         return local;
     }
@@ -328,6 +342,7 @@ fn pressed(
         return local;
     }
     let n = p.surface.area_vector / area;
+    local.moments = p.moments;
     // The gradient of n . S (linear in n) from the three components'.
     let j = p.jacobian;
     let gradient = [0, 1].map(|m| j[0][m] * n.x + j[1][m] * n.y + j[2][m] * n.z);
@@ -343,8 +358,26 @@ fn pressed(
 }
 
 /// The overlap a contact's cache holds, turned from end1's frame to global
-/// axes by end1's orientation `q`.
-pub(super) fn overlap_of(cache: &[f64], q: crate::math::Quat) -> Overlap {
+/// axes by end1's pose (orientation `q`, centroid `x1`); the contact
+/// surface's moments per unit area about the location of `plane` along
+/// its in-plane axes.
+pub(super) fn overlap_of(
+    cache: &[f64],
+    (q, x1): (crate::math::Quat, Vec3),
+    plane: &Plane,
+) -> Overlap {
+    let moments = AreaMoments::from_slice(&cache[slot::MOMENTS..]);
+    let gyration = if moments.area > 0.0 {
+        let to_local = q.conjugate();
+        let j = moments.in_plane(
+            to_local * (plane.xc - x1),
+            to_local * plane.s,
+            to_local * plane.t,
+        );
+        j.map(|v| v / moments.area)
+    } else {
+        [0.0; 3]
+    };
     let (du, dw) = (
         vec_at(cache, slot::GRADIENT),
         vec_at(cache, slot::GRADIENT + 3),
@@ -354,6 +387,7 @@ pub(super) fn overlap_of(cache: &[f64], q: crate::math::Quat) -> Overlap {
         area: cache[slot::AREA],
         twist_arm: cache[slot::TWIST],
         area_gradient: (du.is_finite() && dw.is_finite()).then(|| [q * du, q * dw]),
+        gyration,
     }
 }
 
@@ -451,6 +485,7 @@ fn resolve(
 impl PairKernel for BlockBlock {
     const PAIR: PairKind = PairKind::BlockBlock;
     const CACHE: usize = slot::LEN;
+    const SURFACE: bool = true;
 
     fn init(cache: &mut [f64], resolution: BlockResolution) {
         init(cache, resolution);
@@ -521,7 +556,7 @@ impl PairKernel for BlockBlock {
         let k = &scene.blocks;
         let x1 = k.pos[a.index()];
         Geometry {
-            overlap: Some(overlap_of(cache, k.orientation[a.index()])),
+            overlap: Some(overlap_of(cache, (k.orientation[a.index()], x1), plane)),
             ..plane_geometry(plane, 0.0, None, x1, rigid_image(scene, x1, b.index()))
         }
     }
@@ -595,6 +630,7 @@ mod tests {
             twist: 0.0,
             gradient: None,
             jacobian: None,
+            moments: AreaMoments::default(),
             fell_back: false,
         };
         let kept = fall_back(r, Vec3::Z);

@@ -48,7 +48,7 @@ use crate::piece::{PairKind, Piece};
 use crate::sim::Simulation;
 use crate::sums::{End, Sums};
 use crate::wall::Wall;
-use talus_geometry::{extrude_facet, ConvexPolyhedron, SupportMap, Triangle};
+use talus_geometry::{extrude_facet, AreaMoments, ConvexPolyhedron, SupportMap, Triangle};
 use talus_sdk::{flags, ContactOutput};
 
 /// A block (end1) and a wall facet (end2).
@@ -214,6 +214,7 @@ fn store(cache: &mut [f64], (n, gap, xc): (Vec3, f64, Vec3)) {
 impl PairKernel for BlockFacet {
     const PAIR: PairKind = PairKind::BlockFacet;
     const CACHE: usize = slot::LEN;
+    const SURFACE: bool = true;
 
     fn init(cache: &mut [f64], resolution: BlockResolution) {
         super::block_block::init(cache, resolution);
@@ -263,7 +264,11 @@ impl PairKernel for BlockFacet {
         let (wall, x1) = (&scene.walls[wi as usize], scene.blocks.pos[a.index()]);
         let centre = wall.centre + facet_shift(scene.cell, wall, f as usize, x1);
         Geometry {
-            overlap: Some(overlap_of(cache, scene.blocks.orientation[a.index()])),
+            overlap: Some(overlap_of(
+                cache,
+                (scene.blocks.orientation[a.index()], x1),
+                plane,
+            )),
             ..plane_geometry(plane, 0.0, None, x1, centre)
         }
     }
@@ -412,6 +417,8 @@ struct Merged {
     area: f64,
     twist: f64,
     gradient: [Vec3; 2],
+    /// The parts' contact surfaces together (block frame).
+    moments: AreaMoments,
 }
 
 /// Merges the overlapping members `over` of a cluster (each one's cache
@@ -446,8 +453,10 @@ fn merged<'c>(
     let (mut xv, mut xa, mut x_sum) = (Vec3::ZERO, Vec3::ZERO, Vec3::ZERO);
     let mut s_sum = Vec3::ZERO;
     let mut exact = true;
+    let mut moments = AreaMoments::default();
     for &s in over {
         let c = cache(s);
+        moments = moments.plus(AreaMoments::from_slice(&c[base::MOMENTS..]));
         let (_, g, x) = stored(c);
         let (v, a) = (c[base::VOLUME], c[base::AREA]);
         volume += v;
@@ -474,6 +483,7 @@ fn merged<'c>(
             },
             twist: 0.0,
             gradient: [Vec3::NAN; 2],
+            moments,
         };
     }
     let o = xa / area;
@@ -506,6 +516,7 @@ fn merged<'c>(
         area: s_len,
         twist: arm.dot(n),
         gradient,
+        moments,
     }
 }
 
@@ -577,6 +588,8 @@ fn carry_plane(
         c[base::TWIST] = plane.twist;
         set_vec(c, base::GRADIENT, plane.gradient[0]);
         set_vec(c, base::GRADIENT + 3, plane.gradient[1]);
+        c[base::MOMENTS..base::MOMENTS + AreaMoments::LEN]
+            .copy_from_slice(&plane.moments.to_array());
         for &s in &over {
             if s != carrier {
                 st.setup[s as usize].flags |= flags::SUPPRESSED;

@@ -228,6 +228,11 @@ pub(crate) trait PairKernel {
     /// starts), in the store's cache column; zero for most kinds.
     const CACHE: usize = 0;
 
+    /// Whether the kernel resolves a contact surface of the pair (blocks
+    /// with blocks or facets), so that its lane carries the inputs only
+    /// such pairs have (`InputInfo::every_batch` false).
+    const SURFACE: bool = false;
+
     /// Sets up a new contact's cache: `resolution` is the block
     /// resolution of its pair of groups.
     fn init(_cache: &mut [f64], _resolution: BlockResolution) {}

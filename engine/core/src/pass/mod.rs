@@ -125,23 +125,23 @@ impl Simulation {
                 n_state: n_state as u32,
                 columns: RSlice::from_slice(&[]),
             };
+            let pointwise: Vec<u32> = (m.entry.descriptor.inputs.iter())
+                .copied()
+                .filter(|&id| talus_sdk::inputs::info(id).is_none_or(|i| i.every_batch))
+                .collect();
             let pass = ChunkPass {
                 scene,
                 dt,
                 overlap_only,
                 ctx: &ctx,
                 batch: m.entry.batch,
-                inputs: &m.entry.descriptor.inputs,
+                inputs: [&pointwise, &m.entry.descriptor.inputs],
                 n_state,
                 skip_below,
                 install: installs.get(mi).and_then(Option::as_ref),
                 seed,
-                geometric: m
-                    .entry
-                    .descriptor
-                    .inputs
-                    .iter()
-                    .any(|&id| inputs::geometric(id)),
+                geometric: [&pointwise, &m.entry.descriptor.inputs]
+                    .map(|ids| ids.iter().any(|&id| inputs::geometric(id))),
                 slots: &m.entry.descriptor.state,
                 custom_state: m.entry.custom_state,
                 keeps: m
@@ -448,8 +448,10 @@ pub(crate) struct ChunkPass<'a> {
     pub(crate) overlap_only: bool,
     pub(crate) ctx: &'a BatchContext<'a>,
     pub(crate) batch: talus_sdk::BatchFn,
-    /// The optional inputs the model asks for (ids).
-    pub(crate) inputs: &'a [u32],
+    /// The optional inputs the model asks for (ids): those every batch
+    /// carries, then all of them (for lanes of pairs with a contact
+    /// surface, [`PairKernel::SURFACE`]).
+    pub(crate) inputs: [&'a [u32]; 2],
     pub(crate) n_state: usize,
     /// The least [`ContactStore::carry`] a contact needs to enter the sums.
     pub(crate) skip_below: u8,
@@ -457,9 +459,9 @@ pub(crate) struct ChunkPass<'a> {
     pub(crate) install: Option<&'a InstallNow>,
     /// The run's seed (see [`talus_sdk::inputs::PAIR_RANDOM`]).
     pub(crate) seed: u64,
-    /// Whether an input the model asks for needs each contact's geometry
-    /// (see [`inputs::geometric`]).
-    pub(crate) geometric: bool,
+    /// Whether an input of each list of `inputs` needs each contact's
+    /// geometry (see [`inputs::geometric`]).
+    pub(crate) geometric: [bool; 2],
     /// The model's state slots, with their propagation rules.
     pub(crate) slots: &'a [talus_sdk::StateSlotDesc],
     /// The model's custom state rule.
@@ -661,7 +663,9 @@ pub(crate) fn run_chunk<K: PairKernel, F: FrameUpdate, const CELL: bool>(
         // A model that asks for optional inputs gets their columns for
         // the run; the others share the pass's context.
         let (cols, run_ctx);
-        let ctx = if pass.inputs.is_empty() {
+        let ids = pass.inputs[usize::from(K::SURFACE)];
+        let geometric = pass.geometric[usize::from(K::SURFACE)];
+        let ctx = if ids.is_empty() {
             pass.ctx
         } else {
             // The pair's random numbers go to contacts that are new or
@@ -671,7 +675,7 @@ pub(crate) fn run_chunk<K: PairKernel, F: FrameUpdate, const CELL: bool>(
             let geometry = |i: usize| {
                 let (k, plane) = (start + i, &ch.plane[start + i]);
                 let cache = &ch.cache[k * K::CACHE..(k + 1) * K::CACHE];
-                let mut g = if pass.geometric {
+                let mut g = if geometric {
                     K::geometry(&pass.scene, plane, cache, end1[k], end2[k])
                 } else {
                     inputs::probe_geometry(0.0)
@@ -683,8 +687,8 @@ pub(crate) fn run_chunk<K: PairKernel, F: FrameUpdate, const CELL: bool>(
                 };
                 g
             };
-            let any = pass.geometric || (start..end).any(draws);
-            cols = inputs::columns(pass.inputs, end - start, any.then_some(geometry), columns);
+            let any = geometric || (start..end).any(draws);
+            cols = inputs::columns(ids, end - start, any.then_some(geometry), columns);
             run_ctx = BatchContext {
                 columns: RSlice::from_slice(&cols),
                 ..*pass.ctx

@@ -31,6 +31,9 @@ pub struct Linear {
     pub prepared: Prepared,
     /// `(mass bits, (cn, cs))` of the last contact that carried force.
     dashpots: Option<(u64, (f64, f64))>,
+    /// Whether the run's batch carries `area_gyration` (every contact of
+    /// a batch shares its columns), once the first damped contact asked.
+    surface: Option<bool>,
 }
 
 impl ContactModel for Linear {
@@ -100,6 +103,7 @@ impl ContactModel for Linear {
         Linear {
             prepared: Prepared::new(&LinearProps::from_slice(props), dt),
             dashpots: None,
+            surface: None,
         }
     }
 
@@ -112,7 +116,10 @@ impl ContactModel for Linear {
         let mut out = kernel::force_displacement_with(p, dashpots, contact.input(), &mut s);
         // The normal dashpot spread over a contact surface (blocks only:
         // other batches carry no such column).
-        if p.props.dp_nratio > 0.0 && out.status == STATUS_ACTIVE {
+        let surface = &mut self.surface;
+        let mut has_surface =
+            || *surface.get_or_insert_with(|| contact.get(inputs::AREA_GYRATION).is_some());
+        if p.props.dp_nratio > 0.0 && out.status == STATUS_ACTIVE && has_surface() {
             if let Some(&[gss, gtt, gst]) = contact.get(inputs::AREA_GYRATION) {
                 let input = contact.input();
                 let (cn, _) = p.dashpots_kept(memo, input.mass);

@@ -261,7 +261,7 @@ impl Sub {
 /// to the origin, writes its barycentric weights, and returns that point; or
 /// `None` when the origin is inside the tetrahedron.
 pub(crate) fn closest_on_simplex(simplex: &mut Simplex, weights: &mut [f64; 4]) -> Option<DVec3> {
-    let p = simplex.points;
+    let p = &simplex.points;
     let (v, sub, map): (DVec3, Sub, [usize; 4]) = match simplex.len {
         1 => {
             weights[0] = 1.0;
@@ -296,12 +296,21 @@ pub(crate) fn closest_on_simplex(simplex: &mut Simplex, weights: &mut [f64; 4]) 
             (v, s, f)
         }
     };
-    let mut out = Simplex::default();
+    // The kept points move to the front in place, by swaps: copying the
+    // whole simplex (four points of three vectors each) in and out per
+    // iteration cost more than the rest of this function.
+    let (mut at, mut held) = ([0usize, 1, 2, 3], [0usize, 1, 2, 3]);
     for k in 0..sub.len {
-        out.push(p[map[sub.keep[k]]]);
+        let from = at[map[sub.keep[k]]];
+        if from != k {
+            simplex.points.swap(k, from);
+            let (here, there) = (held[k], held[from]);
+            held.swap(k, from);
+            (at[here], at[there]) = (from, k);
+        }
         weights[k] = sub.weights[k];
     }
-    *simplex = out;
+    simplex.len = sub.len;
     Some(v)
 }
 

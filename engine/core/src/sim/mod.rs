@@ -408,15 +408,27 @@ impl Simulation {
     }
 
     /// Assigns `model` with property values `props` (descriptor order) to
-    /// contacts between groups `g1` and `g2`.
+    /// contacts between groups `g1` and `g2`. A shorter list leaves the
+    /// trailing properties at their declared defaults (an error for one
+    /// without a default), so that code written before a model gained a
+    /// property keeps working.
     pub fn assign(
         &mut self,
         g1: u16,
         g2: u16,
         model: usize,
-        props: Vec<f64>,
+        mut props: Vec<f64>,
     ) -> Result<(), SetupError> {
         let m = &mut self.models[model];
+        let declared = &m.entry.descriptor.properties;
+        if props.len() < m.n_props && declared.len() == m.n_props {
+            for d in &declared[props.len()..] {
+                match d.default {
+                    Some(v) => props.push(v),
+                    None => break,
+                }
+            }
+        }
         if props.len() != m.n_props {
             return Err(SetupError::Model {
                 model: m.name.clone(),

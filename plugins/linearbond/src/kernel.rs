@@ -58,8 +58,9 @@ use std::f64::consts::PI;
 use talus_plugin_linear::kernel::{self as linear, LinearProps, LinearState};
 use talus_sdk::{flags, report, ContactInput, ContactOutput, STATUS_ACTIVE};
 
-/// One property set, in descriptor order: the linear model's five, then
-/// the bond's.
+/// One property set, in descriptor order: the linear model's first five
+/// ([`LinearProps::FIRST`]), the bond's nine, then the linear model's
+/// later ones.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct BondProps {
     /// The linear part (N/m, -).
@@ -93,9 +94,13 @@ impl BondProps {
     /// # Panics
     /// If `props` has fewer than [`BondProps::COUNT`] values.
     pub fn from_slice(props: &[f64]) -> Self {
-        let b = &props[LinearProps::COUNT..Self::COUNT];
+        const FIRST: usize = LinearProps::FIRST;
+        let b = &props[FIRST..FIRST + 9];
+        let mut linear = [0.0; LinearProps::COUNT];
+        linear[..FIRST].copy_from_slice(&props[..FIRST]);
+        linear[FIRST..].copy_from_slice(&props[FIRST + 9..Self::COUNT]);
         BondProps {
-            linear: LinearProps::from_slice(props),
+            linear: LinearProps::from_slice(&linear),
             kn: b[0],
             ks: b[1],
             rmul: b[2],

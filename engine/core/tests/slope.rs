@@ -12,12 +12,10 @@ const G: f64 = 10.0;
 const WIDTH: f64 = 10.0;
 
 /// The contact law of a run: the linear model with its normal and shear
-/// damping ratios (and its Coulomb limit on the spring's force alone, or
-/// on the whole normal force), or the volume model with its restitution.
+/// damping ratios, or the volume model with its restitution.
 #[derive(Clone, Copy, Debug)]
 enum Law {
     Linear { dn: f64, ds: f64 },
-    LinearCapOnTotal { dn: f64 },
     Volume { e: f64 },
 }
 
@@ -87,10 +85,6 @@ fn on_floor(
     let fric = friction.to_radians().tan();
     let (root, props) = match law {
         Law::Linear { dn, ds } => (talus_plugin_linear::root_module(), vec![k, k, fric, dn, ds]),
-        Law::LinearCapOnTotal { dn } => (
-            talus_plugin_linear::root_module(),
-            vec![k, k, fric, dn, 0.0, 1.0],
-        ),
         Law::Volume { e } => {
             let per_volume = k / (start.size.x * start.size.y);
             (
@@ -188,8 +182,7 @@ fn sliding(law: Law, resolution: Resolution) -> (f64, f64) {
 #[test]
 fn a_block_on_a_slope_steeper_than_its_friction_slides_at_the_closed_form_rate() {
     // Undamped, with the linear law's normal dashpot at half and 0.9 of
-    // the critical ratio (and at 0.2 and 0.3, the Coulomb limit then on
-    // the whole normal force), and with the volume law's dashpot: each a
+    // the critical ratio, and with the volume law's dashpot: each a
     // single contact for the whole face, whose dashpot acts over the
     // face (a rocking block would otherwise ride its one contact with the
     // no-pull clip biting, and slide 1.2-2 % slow).
@@ -197,11 +190,6 @@ fn a_block_on_a_slope_steeper_than_its_friction_slides_at_the_closed_form_rate()
         (Law::Linear { dn: 0.0, ds: 0.0 }, Resolution::Full),
         (Law::Linear { dn: 0.5, ds: 0.0 }, Resolution::Full),
         (Law::Linear { dn: 0.9, ds: 0.0 }, Resolution::Reduced),
-        // Where the block's face flutters (dn 0.1-0.4) with the limit on
-        // the spring's force alone (0.6-2.6 % slow): the limit on the
-        // whole normal force.
-        (Law::LinearCapOnTotal { dn: 0.2 }, Resolution::Full),
-        (Law::LinearCapOnTotal { dn: 0.3 }, Resolution::Full),
         (Law::Volume { e: 0.5 }, Resolution::Full),
     ];
     for (law, resolution) in cases {

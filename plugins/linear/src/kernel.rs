@@ -78,25 +78,14 @@ pub struct LinearProps {
     pub dp_nratio: f64,
     /// Shear critical damping ratio (-), in [0, 1].
     pub dp_sratio: f64,
-    /// Share of the normal dashpot's force (-, in [0, 1]) that the Coulomb
-    /// limit counts beside the spring's: 0 (the default) limits the shear
-    /// force by `fric` times the spring's normal force alone, 1 by `fric`
-    /// times the whole normal force.
-    pub fric_dashpot: f64,
 }
 
 impl LinearProps {
     /// Number of properties (the length of the descriptor's list).
-    pub const COUNT: usize = 6;
-
-    /// The properties of the model's first release (kn to dp_sratio), in
-    /// the order they keep; those added since follow them. A model that
-    /// embeds these (linearbond) puts the later ones after its own, so
-    /// that property lists written for it before keep their positions.
-    pub const FIRST: usize = 5;
+    pub const COUNT: usize = 5;
 
     /// Reads a property set in descriptor order: kn, ks, fric, dp_nratio,
-    /// dp_sratio, fric_dashpot.
+    /// dp_sratio.
     ///
     /// # Panics
     /// If `props` has fewer than [`LinearProps::COUNT`] values.
@@ -107,7 +96,6 @@ impl LinearProps {
             fric: props[2],
             dp_nratio: props[3],
             dp_sratio: props[4],
-            fric_dashpot: props[5],
         }
     }
 
@@ -332,7 +320,7 @@ pub fn force_displacement_with(
     let ds = input.delta_s;
     let fs_old = state.fs;
     let trial = [fs_old[0] - props.ks * ds[0], fs_old[1] - props.ks * ds[1]];
-    let fs_max = props.fric * (f_linear + props.fric_dashpot * f_dashpot_n_eff);
+    let fs_max = props.fric * f_linear;
     let (fs_new, slipping) = if sure_to_stick(trial, fs_max) {
         (trial, 0.0)
     } else {
@@ -461,43 +449,6 @@ mod tests {
         assert!(close(state.e_dashpot, cn * dn * dn / dt, 1e-14));
     }
 
-    /// The Coulomb limit counts `fric_dashpot` of the normal dashpot's
-    /// force beside the spring's: approaching, opening, and opening fast
-    /// enough for the no-pull clip, where the dashpot counts only as far
-    /// as it acted.
-    #[test]
-    fn the_coulomb_limit_counts_the_share_of_the_dashpot_asked_for() {
-        let (kn, mass, dt, overlap): (f64, f64, f64, f64) = (1e6, 2.0, 1e-4, 1e-4);
-        let cn = 2.0 * 0.3 * (mass * kn).sqrt();
-        for dn in [-1e-6, 1e-6, 1e-4] {
-            for w in [0.0, 0.5, 1.0] {
-                let p = LinearProps {
-                    kn,
-                    ks: 1e6,
-                    fric: 0.4,
-                    dp_nratio: 0.3,
-                    fric_dashpot: w,
-                    ..LinearProps::default()
-                };
-                // A shear step far past any limit: the contact slides.
-                let input = ContactInput {
-                    gap: -overlap,
-                    delta_n: dn,
-                    delta_s: [1.0, 0.0],
-                    mass,
-                    ..ContactInput::default()
-                };
-                let mut state = LinearState::default();
-                let out = force_displacement(&p, dt, &input, &mut state);
-                let spring = kn * overlap;
-                let acted = (spring - cn * dn / dt).max(0.0) - spring;
-                let limit = 0.4 * (spring + w * acted);
-                assert!(close(-out.force[1], limit, 1e-14), "{dn} {w}: {out:?}");
-                assert_eq!(state.slipping, 1.0);
-            }
-        }
-    }
-
     #[test]
     fn strong_damping_on_separation_gives_no_tension() {
         let p = LinearProps {
@@ -624,7 +575,6 @@ mod tests {
             fric: 0.3,
             dp_nratio: 0.5,
             dp_sratio: 0.5,
-            fric_dashpot: 0.0,
         };
         let mut input = ContactInput {
             gap: -1e-4,
@@ -716,7 +666,7 @@ mod tests {
             mass in 1e-6..1e3f64,
             dt in 1e-8..1e-2f64,
         ) {
-            let p = LinearProps { kn, ks, fric, dp_nratio, dp_sratio, fric_dashpot: 0.0 };
+            let p = LinearProps { kn, ks, fric, dp_nratio, dp_sratio };
             let mut state = LinearState::default();
             // Two steps, so that the second starts from a loaded spring.
             for k in 0..2 {

@@ -57,8 +57,7 @@ impl ContactModel for Linear {
             .summary(
                 "Linear spring-dashpot contact: normal force kn times overlap plus an \
                  optional normal dashpot, never tensile; incremental shear spring ks \
-                 capped by Coulomb friction fric times the linear normal force (and a \
-                 share fric_dashpot of the normal dashpot's), plus an \
+                 capped by Coulomb friction fric times the linear normal force, plus an \
                  optional shear dashpot. Tracks strain, slip and dashpot energies.",
             )
             .citation(
@@ -80,11 +79,6 @@ impl ContactModel for Linear {
             .property(ratio(
                 "dp_sratio",
                 "shear critical damping ratio of the dashpot",
-            ))
-            .property(ratio(
-                "fric_dashpot",
-                "share of the normal dashpot's force the Coulomb limit counts \
-                 beside the spring's (0: the spring's alone, 1: the whole normal force)",
             ))
             .state(slot("fn_linear", "N", "linear normal force kn * overlap"))
             .state(slot("fs_s", "N", "shear spring force on end2 along s").swap(Swap::Negate))
@@ -216,7 +210,7 @@ mod tests {
     /// gives them.
     #[test]
     fn skipped_contacts_in_a_batch() {
-        let props = [1e5, 3e4, 0.5, 0.2, 0.1, 0.0];
+        let props = [1e5, 3e4, 0.5, 0.2, 0.1];
         let n = LinearState::SLOTS;
         let inputs: Vec<ContactInput> = (0..9)
             .map(|i| ContactInput {

@@ -58,9 +58,8 @@ use std::f64::consts::PI;
 use talus_plugin_linear::kernel::{self as linear, LinearProps, LinearState};
 use talus_sdk::{flags, report, ContactInput, ContactOutput, STATUS_ACTIVE};
 
-/// One property set, in descriptor order: the linear model's first five
-/// ([`LinearProps::FIRST`]), the bond's nine, then the linear model's
-/// later ones.
+/// One property set, in descriptor order: the linear model's five, then
+/// the bond's.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct BondProps {
     /// The linear part (N/m, -).
@@ -94,13 +93,9 @@ impl BondProps {
     /// # Panics
     /// If `props` has fewer than [`BondProps::COUNT`] values.
     pub fn from_slice(props: &[f64]) -> Self {
-        const FIRST: usize = LinearProps::FIRST;
-        let b = &props[FIRST..FIRST + 9];
-        let mut linear = [0.0; LinearProps::COUNT];
-        linear[..FIRST].copy_from_slice(&props[..FIRST]);
-        linear[FIRST..].copy_from_slice(&props[FIRST + 9..Self::COUNT]);
+        let b = &props[LinearProps::COUNT..Self::COUNT];
         BondProps {
-            linear: LinearProps::from_slice(&linear),
+            linear: LinearProps::from_slice(props),
             kn: b[0],
             ks: b[1],
             rmul: b[2],

@@ -62,10 +62,7 @@ impl ContactModel for LinearBond {
                  it while the pieces are apart",
             )
             .input(inputs::PAIR_RANDOM);
-        // The linear model's first properties, the bond's, then the
-        // linear model's later ones (see `LinearProps::FIRST`).
-        let mut later = linear.properties.into_iter();
-        for p in later.by_ref().take(LinearProps::FIRST) {
+        for p in linear.properties {
             d = d.property(p);
         }
         let stiffness = |name: &str, doc: &str| PropertyDesc::new(name, "N/m^3", doc).min(0.0);
@@ -116,9 +113,6 @@ impl ContactModel for LinearBond {
                 .default(1.0)
                 .range(0.0, 1.0),
             );
-        for p in later {
-            d = d.property(p);
-        }
         for s in linear.state {
             d = d.state(s);
         }
@@ -265,7 +259,7 @@ mod tests {
         assert_eq!(d.state.len(), BondState::SLOTS);
         let names: Vec<&str> = d.properties.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(
-            &names[LinearProps::FIRST..LinearProps::FIRST + 9],
+            &names[LinearProps::COUNT..],
             [
                 "pb_kn",
                 "pb_ks",
@@ -278,7 +272,6 @@ mod tests {
                 "pb_mcf"
             ]
         );
-        assert_eq!(names[LinearProps::FIRST + 9..], ["fric_dashpot"]);
         let state: Vec<&str> = d.state.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(state[7], "pb_state");
         assert_eq!(state[10], "pb_fn");

@@ -20,7 +20,7 @@ const N: usize = 1024;
 const SEED: u64 = 0x0007_a105;
 const DT: f64 = 2.0e-6;
 /// kn, ks, fric, dp_nratio, dp_sratio: the peer benchmark's ball-ball set.
-const PROPS: [f64; 6] = [1.0e5, 28571.43, 0.5, 0.2155, 0.0, 0.0];
+const PROPS: [f64; 5] = [1.0e5, 28571.43, 0.5, 0.2155, 0.0];
 
 fn inputs() -> Vec<ContactInput> {
     let mut r = ChaCha8Rng::seed_from_u64(SEED);

@@ -247,7 +247,6 @@ fn an_idle_input_carries_a_nan_gap_and_the_linear_model_repeats_its_release() {
         fric: 0.5,
         dp_nratio: 0.1,
         dp_sratio: 0.1,
-        fric_dashpot: 0.0,
     };
     let released = LinearState {
         e_slip: 2e-9,

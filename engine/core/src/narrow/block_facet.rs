@@ -203,7 +203,7 @@ pub(super) fn out_of_reach(
 /// contacts a block keeps with the facets of a box while it falls or
 /// rests beside a wall are clear of their planes.
 #[inline]
-pub(super) fn clear_of_plane(
+fn clear_of_plane(
     k: &BlockScene<'_>,
     i: usize,
     (wall, cell): (&Wall, Option<&Cell>),

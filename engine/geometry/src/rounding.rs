@@ -432,36 +432,42 @@ fn prism([a, b, c]: [DVec3; 3], off: DVec3) -> ConvexPolyhedron {
         (c, b)
     };
     let vertices = vec![a, b, c, a + off, b + off, c + off];
-    // Counter-clockwise seen from outside.
-    let mut triangles = vec![[0u32, 2, 1], [3, 4, 5]];
-    for i in 0..3u32 {
-        let j = (i + 1) % 3;
-        triangles.push([i, j, j + 3]);
-        triangles.push([i, j + 3, i + 3]);
-    }
-    // Across edge k (corner k to corner k + 1) of a triangle lies the one
-    // that runs the same edge the other way.
-    let neighbors = triangles
-        .iter()
-        .map(|t| {
-            std::array::from_fn(|k| {
-                let (u, v) = (t[k], t[(k + 1) % 3]);
-                let across = triangles
-                    .iter()
-                    .position(|s| (0..3).any(|m| s[m] == v && s[(m + 1) % 3] == u));
-                across.expect("every edge of a closed prism has two sides") as u32
-            })
-        })
-        .collect();
     let tolerance = absolute_tolerance(&vertices, DEFAULT_RELATIVE_TOLERANCE);
     ConvexPolyhedron::from_hull(Hull {
         vertices,
         source_indices: (0..6).collect(),
-        triangles,
-        neighbors,
+        triangles: PRISM_TRIANGLES.to_vec(),
+        neighbors: PRISM_NEIGHBORS.to_vec(),
         tolerance,
     })
 }
+
+/// A prism's triangles over its corners (0-2 the base, counter-clockwise
+/// seen from the top's side, 3-5 the top), counter-clockwise seen from
+/// outside: the base, the top, then each side split in two.
+const PRISM_TRIANGLES: [[u32; 3]; 8] = [
+    [0, 2, 1],
+    [3, 4, 5],
+    [0, 1, 4],
+    [0, 4, 3],
+    [1, 2, 5],
+    [1, 5, 4],
+    [2, 0, 3],
+    [2, 3, 5],
+];
+
+/// Across edge `k` (corner `k` to corner `k + 1`) of each of
+/// [`PRISM_TRIANGLES`], the triangle that runs that edge the other way.
+const PRISM_NEIGHBORS: [[u32; 3]; 8] = [
+    [6, 4, 2],
+    [3, 5, 7],
+    [0, 5, 3],
+    [2, 1, 6],
+    [0, 7, 5],
+    [4, 1, 2],
+    [0, 3, 7],
+    [6, 1, 4],
+];
 
 /// Extrusion of a facet away from a block: along the facet normal on the
 /// side opposite the block centroid, by `length`.
@@ -484,6 +490,20 @@ pub fn extrude_facet_away_from(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each neighbour in the prism's table runs the shared edge the other
+    /// way.
+    #[test]
+    fn the_prism_table_pairs_every_edge_with_its_reverse() {
+        for (t, tri) in PRISM_TRIANGLES.iter().enumerate() {
+            for k in 0..3 {
+                let (u, v) = (tri[k], tri[(k + 1) % 3]);
+                let across = PRISM_TRIANGLES[PRISM_NEIGHBORS[t][k] as usize];
+                let reverse = (0..3).any(|m| across[m] == v && across[(m + 1) % 3] == u);
+                assert!(reverse, "triangle {t}, edge {k}");
+            }
+        }
+    }
 
     /// The prism built from its faces is the hull of its six corners:
     /// the same volume, centroid, bounding planes and support points, on

@@ -19,6 +19,14 @@ pub(crate) struct BallFacet;
 impl PairKernel for BallFacet {
     const PAIR: PairKind = PairKind::BallFacet;
 
+    const QUICK_RELEASE: bool = true;
+
+    /// The wall stage left this step's gap in the plane.
+    #[inline(always)]
+    fn released_apart(_scene: &Scene<'_>, plane: &Plane, _a: Piece, _b: Piece) -> bool {
+        plane.gap > 0.0
+    }
+
     #[inline(always)]
     fn find(
         scene: &Scene<'_>,
@@ -30,7 +38,7 @@ impl PairKernel for BallFacet {
     ) -> Option<Found> {
         // `wall_gaps` found the closest facet point, its region and the gap
         // this step and left the point in `xc`.
-        if released && plane.gap > 0.0 {
+        if released && Self::released_apart(scene, plane, a, b) {
             return None;
         }
         let (ra, xa) = (scene.radius[a.index()], scene.pos[a.index()]);

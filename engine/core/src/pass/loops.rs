@@ -47,8 +47,26 @@ pub(super) fn resolve_chunk<K: PairKernel, F: FrameUpdate, const CELL: bool>(
     // time in the array, every released contact waited for the
     // previous one's store to the same word.
     for (w, word) in idle.iter_mut().enumerate().take(len.div_ceil(64)) {
+        let (first, n) = (w * 64, (len - w * 64).min(64));
+        // Released contacts still apart first, in a loop of their own
+        // where the kernel can tell them cheaply: mixed into the
+        // resolution, each paid for the registers the busy ones need
+        // (settle 10k, nearly all contacts released: 28 % of the run).
         let mut bits = 0u64;
-        for k in w * 64..(w * 64 + 64).min(len) {
+        if K::QUICK_RELEASE && pass.overlap_only {
+            for j in 0..n {
+                let k = first + j;
+                let f = setup[k].flags;
+                let apart = f & RELEASED != 0
+                    && !(K::CARRIES_BONDS && f & HELD != 0)
+                    && K::released_apart(scene, &plane[k], end1[k], end2[k]);
+                bits |= u64::from(apart) << j;
+            }
+        }
+        let mut todo = !bits & (u64::MAX >> (64 - n));
+        while todo != 0 {
+            let k = first + todo.trailing_zeros() as usize;
+            todo &= todo - 1;
             // The column is empty in lanes without the six-DOF frame,
             // which never read what they are given in its place.
             let dof = if F::SIX_DOF {

@@ -26,15 +26,21 @@ impl PairKernel for BallBall {
         b: Piece,
         released: bool,
     ) -> Option<Found> {
-        if released && Self::released_apart(scene, plane, a, b) {
-            return None;
-        }
         let (a, b) = (a.index(), b.index());
         let (ra, xa) = (scene.radius[a], scene.pos[a]);
         let rb = scene.radius[b];
         // In a periodic cell, end2's image nearest to end1 (its velocity
         // only once the pair is found to touch).
         let xb = image_centre(scene, xa, b);
+        if released {
+            // Still apart? Then nothing changes for the model; the plane of
+            // such contacts is refreshed only when it is recorded
+            // (`refresh_open_contacts`).
+            let d2 = (xb - xa).length_squared();
+            if d2 > (ra + rb) * (ra + rb) {
+                return None;
+            }
+        }
         let (n, gap, xc) = contact::plane_ball_ball(xa, ra, xb, rb, plane.n);
         Some(Found {
             n,
@@ -49,20 +55,6 @@ impl PairKernel for BallBall {
             region: 0,
             radius: [ra, rb],
         })
-    }
-
-    const QUICK_RELEASE: bool = true;
-
-    /// Still apart? Then nothing changes for the model; the plane of such
-    /// contacts is refreshed only when it is recorded
-    /// (`refresh_open_contacts`).
-    #[inline(always)]
-    fn released_apart(scene: &Scene<'_>, _plane: &Plane, a: Piece, b: Piece) -> bool {
-        let (a, b) = (a.index(), b.index());
-        let (ra, xa) = (scene.radius[a], scene.pos[a]);
-        let rb = scene.radius[b];
-        let xb = image_centre(scene, xa, b);
-        (xb - xa).length_squared() > (ra + rb) * (ra + rb)
     }
 
     #[inline(always)]

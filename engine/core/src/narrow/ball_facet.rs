@@ -19,14 +19,6 @@ pub(crate) struct BallFacet;
 impl PairKernel for BallFacet {
     const PAIR: PairKind = PairKind::BallFacet;
 
-    const QUICK_RELEASE: bool = true;
-
-    /// The wall stage left this step's gap in the plane.
-    #[inline(always)]
-    fn released_apart(_scene: &Scene<'_>, plane: &Plane, _a: Piece, _b: Piece) -> bool {
-        plane.gap > 0.0
-    }
-
     #[inline(always)]
     fn find(
         scene: &Scene<'_>,
@@ -38,7 +30,7 @@ impl PairKernel for BallFacet {
     ) -> Option<Found> {
         // `wall_gaps` found the closest facet point, its region and the gap
         // this step and left the point in `xc`.
-        if released && Self::released_apart(scene, plane, a, b) {
+        if released && plane.gap > 0.0 {
             return None;
         }
         let (ra, xa) = (scene.radius[a.index()], scene.pos[a.index()]);

@@ -251,20 +251,6 @@ pub(crate) trait PairKernel {
         released: bool,
     ) -> Option<Found>;
 
-    /// Whether [`Self::released_apart`] tells a released contact that is
-    /// still apart from its ends alone, cheaply: the pass then screens
-    /// the released contacts of a chunk in a loop of their own before it
-    /// resolves the others.
-    const QUICK_RELEASE: bool = false;
-
-    /// For a contact its model released while open, with a kernel of
-    /// [`Self::QUICK_RELEASE`]: whether it is still apart, exactly as
-    /// [`Self::find`] with `released` decides it.
-    #[inline(always)]
-    fn released_apart(_scene: &Scene<'_>, _plane: &Plane, _a: Piece, _b: Piece) -> bool {
-        false
-    }
-
     /// Whether the last [`Self::find`] moved the contact's point to
     /// another feature of an end whose shape has features (the sdk's
     /// `FeatureRule::ByModel`): the contact then takes over from itself

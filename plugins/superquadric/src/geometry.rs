@@ -76,6 +76,32 @@ pub(crate) fn norm2(x: f64, y: f64, e: f64) -> f64 {
     big * (1.0 + (small / big).powf(e)).powf(1.0 / e)
 }
 
+/// For `x, y >= 0` and an exponent `n` (dual exponent `m = n / (n - 1)`),
+/// with `N = (x^m + y^m)^(1/m)`: `((x / N)^(m - 1), (y / N)^(m - 1), N)`,
+/// all zero when `x` and `y` are.
+///
+/// One power, one logarithm and two exponentials where the nested norms
+/// took four powers: with `t = (small / big)^m`, `N = big (1 + t)^(1/m)`
+/// and `(big / N)^(m - 1) = (1 + t)^(-1/n)`, since `(m - 1) / m = 1 / n`.
+/// An axis direction (`small` zero) gives exactly 1 and 0.
+fn split(x: f64, y: f64, n: f64) -> (f64, f64, f64) {
+    let (big, small) = if x >= y { (x, y) } else { (y, x) };
+    if big == 0.0 {
+        return (0.0, 0.0, 0.0);
+    }
+    let m = n / (n - 1.0);
+    let ratio = small / big;
+    let g = ratio.powf(m - 1.0);
+    let l = (g * ratio).ln_1p();
+    let f_big = (-l / n).exp();
+    let (f_big, f_small, norm) = (f_big, g * f_big, big * (l / m).exp());
+    if x >= y {
+        (f_big, f_small, norm)
+    } else {
+        (f_small, f_big, norm)
+    }
+}
+
 impl Superellipsoid {
     /// A superellipsoid, or why the values do not make one: the semi-axes
     /// must be finite and positive, at most [`MAX_ASPECT`] times one
@@ -118,17 +144,11 @@ impl Superellipsoid {
         let p = self.a * (d[0] / top).abs();
         let q = self.b * (d[1] / top).abs();
         let r = self.c * (d[2] / top).abs();
-        let m1 = self.n1 / (self.n1 - 1.0);
-        let m2 = self.n2 / (self.n2 - 1.0);
-        let s = norm2(p, q, m2);
-        let big = norm2(s, r, m1);
-        let rho = (s / big).powf(m1 - 1.0);
-        let w = (r / big).powf(m1 - 1.0);
-        let (u, v) = if s > 0.0 {
-            (rho * (p / s).powf(m2 - 1.0), rho * (q / s).powf(m2 - 1.0))
-        } else {
-            (0.0, 0.0)
-        };
+        // The in-plane split first (its norm s is the radius the split
+        // along z needs), then the split along z.
+        let (fp, fq, s) = split(p, q, self.n2);
+        let (fs, w, _) = split(s, r, self.n1);
+        let (u, v) = (fs * fp, fs * fq);
         [
             (self.a * u).copysign(d[0]),
             (self.b * v).copysign(d[1]),

@@ -94,7 +94,7 @@ fn split(x: f64, y: f64, n: f64) -> (f64, f64, f64) {
     let g = ratio.powf(m - 1.0);
     let l = (g * ratio).ln_1p();
     let f_big = (-l / n).exp();
-    let (f_big, f_small, norm) = (f_big, g * f_big, big * (l / m).exp());
+    let (f_small, norm) = (g * f_big, big * (l / m).exp());
     if x >= y {
         (f_big, f_small, norm)
     } else {

@@ -445,6 +445,7 @@ impl Simulation {
             }
             // Planned again for this run's threads at the next pass.
             m.plan = Default::default();
+            m.holds = true;
         }
         self.cells = s.cells.map(Cow::into_owned);
         self.cell = s.cell.map(Cow::into_owned);

@@ -66,6 +66,8 @@ pub(crate) struct UnitsDone {
     pub(crate) suspect: bool,
     /// Whether a contact stopped asking to be held.
     pub(crate) unheld: bool,
+    /// Whether a contact is held after the pass.
+    pub(crate) holding: bool,
 }
 
 /// One unit's work.
@@ -104,6 +106,7 @@ impl Units {
         let mut done = UnitsDone {
             suspect: false,
             unheld: false,
+            holding: false,
         };
         if n_units == 0 {
             return Ok(done);
@@ -161,6 +164,7 @@ impl Units {
                 failure,
             } = buf;
             scratch.unheld = false;
+            scratch.holding = false;
             held.clear();
             walls.start(n_walls, 1);
             let mut sums = Sums {
@@ -199,6 +203,7 @@ impl Units {
             }
             done.suspect |= !buf.check.is_finite();
             done.unheld |= buf.scratch.unheld;
+            done.holding |= buf.scratch.holding;
             broke.extend(buf.broke.iter().map(|&k| (lane, first + k as usize)));
             for d in &buf.held {
                 // SAFETY: the region is over; this thread alone adds.

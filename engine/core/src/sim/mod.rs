@@ -88,6 +88,10 @@ pub struct ModelRuntime {
     /// The cut of the model's contact pass into segments, across its
     /// lanes.
     pub(crate) plan: SegmentPlan,
+    /// Whether a contact of the model may be held (see
+    /// [`crate::pass::ChunkPass`]'s `holds`): true until a pass has shown
+    /// otherwise.
+    pub(crate) holds: bool,
 }
 
 impl ModelRuntime {
@@ -390,6 +394,7 @@ impl Simulation {
                 .map(|&p| Lane::new(p, n_state, frame))
                 .collect(),
             plan: SegmentPlan::default(),
+            holds: true,
         });
         self.models.len() - 1
     }

@@ -24,11 +24,11 @@ enum Command {
     Run {
         /// The run config.
         config: PathBuf,
-        /// Output folder (default: the config's [output] dir).
+        /// Output folder (default: `dir` of the config's output table).
         #[arg(long, conflicts_with = "resume")]
         out: Option<PathBuf>,
         /// Continue the run whose output folder is DIR from its checkpoint
-        /// (written every [output] checkpoint steps and on SIGINT/SIGTERM),
+        /// (written every `checkpoint` steps of the output table and on SIGINT/SIGTERM),
         /// with the same config.
         #[arg(long, value_name = "DIR")]
         resume: Option<PathBuf>,

@@ -4,7 +4,7 @@
 //!
 //! Reads: the positions, velocities and spins the law of motion has just
 //! written (the test per body is folded into the law of motion's own
-//! loops, see [`crate::motion`]); every [`ENERGY_EVERY`] steps the kinetic
+//! loops, see `crate::motion`); every [`ENERGY_EVERY`] steps the kinetic
 //! energy of all bodies; on a failure, the timestep stiffness each contact
 //! reported in the last contact pass.
 //! Writes: nothing but the error ([`BlowUp`]).
@@ -427,7 +427,7 @@ impl Simulation {
         }
     }
 
-    /// The energy floor of [`Simulation::energy_survey`] for the bodies as
+    /// The energy floor of `Simulation::energy_survey` for the bodies as
     /// they are now (J).
     pub fn energy_floor(&self) -> f64 {
         self.energy_survey().floor

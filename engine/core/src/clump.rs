@@ -5,14 +5,14 @@
 //! archetype (see [`crate::body::ClumpBundle`]) with a pose, its
 //! template's index and the mass and principal moments its density gives
 //! to the union of the pebbles (every point counted once,
-//! [`talus_geometry::sphere_union`]).
+//! [`talus_geometry::sphere_union()`]).
 //!
 //! Each pebble is a ball row (a piece of kind ball) owned by its clump:
 //! the ball kernels resolve its contacts, the contact pass sums forces
 //! on it as on any ball, and the clump stage then gathers those sums onto
-//! the clump ([`Simulation::gather_clumps`]) and, after the clump's law
+//! the clump (`Simulation::gather_clumps`) and, after the clump's law
 //! of motion, puts every pebble back where the clump's pose says
-//! ([`Simulation::clump_motion`]). Pebbles of one clump never make a
+//! (`Simulation::clump_motion`). Pebbles of one clump never make a
 //! contact with each other. Pebble rows come after every free ball, so a
 //! ball's id is still its index + 1.
 //!

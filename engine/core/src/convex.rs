@@ -13,7 +13,7 @@
 //!
 //! Invariant: a shape's queries come in its own frame; [`ConvexGeometry`]
 //! holds the rotation and the centroid that take the principal frame of
-//! the body there, and [`Posed`] the whole map from world axes.
+//! the body there, and `Posed` the whole map from world axes.
 
 use crate::block::BlockShape;
 use crate::error::SetupError;
@@ -146,7 +146,7 @@ impl BlockShape {
     /// The shape table entry of a plugin shape: its mass properties moved
     /// to the principal frame, and for output and the cell space an
     /// outline, the hull of the shape's support points along
-    /// [`OUTLINE_POINTS`] directions and the principal axes (inscribed in
+    /// `OUTLINE_POINTS` directions and the principal axes (inscribed in
     /// the solid, with the solid's box in the principal frame).
     ///
     /// # Errors

@@ -4,7 +4,7 @@
 //! Every model has one lane per [`PairKind`], in [`PairKind::ALL`] order.
 //! A contact lives in the lane of its model and of the kinds of its two
 //! pieces from creation to removal; it never changes lane. Each lane holds
-//! its kernels, taken from [`KERNELS`] when the lane is made, before step
+//! its kernels, taken from `KERNELS` when the lane is made, before step
 //! 0: the contact pass, the finiteness check and the plane refresh call
 //! them once per chunk or once per lane, and within them every loop is
 //! monomorphic (one pair kind, no branch on it).

@@ -29,7 +29,7 @@ const TAGS: u32 = 3 << 30;
 
 /// One piece: a ball (its dense index), a block (its dense index) or a
 /// wall facet (its global facet index, see
-/// [`crate::Simulation::facet_owner`]).
+/// `Simulation::facet_owner`).
 #[repr(transparent)]
 #[derive(
     Clone,

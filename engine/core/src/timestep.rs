@@ -17,7 +17,7 @@ pub enum Timestep {
     /// could-be-active contacts of ball `i` (at least one contact's worth,
     /// so free-flying balls are bounded too). A rigid body is lighter at
     /// a contact point off its centroid: for blocks and clumps `m_i` is
-    /// replaced by `m_i / (1 + t)`, `t` the shape's [`turn_factor`], the
+    /// replaced by `m_i / (1 + t)`, `t` the shape's `turn_factor`, the
     /// most that `m (r x n) . I^-1 (r x n)` reaches over the points `r`
     /// where a force can act and the directions `n` (tangential springs
     /// are left out, as for balls).

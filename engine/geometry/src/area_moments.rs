@@ -21,11 +21,11 @@ use glam::{DMat3, DVec3};
 /// of x dA` and `m2 = sum w integral of x x^T dA`.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct AreaMoments {
-    /// Weighted area `sum w A` [m^2].
+    /// Weighted area `sum w A` (m^2).
     pub area: f64,
-    /// First moment `sum w integral x dA` [m^3].
+    /// First moment `sum w integral x dA` (m^3).
     pub first: DVec3,
-    /// Second moment `sum w integral x x^T dA` [m^4]: `xx, yy, zz, xy, xz,
+    /// Second moment `sum w integral x x^T dA` (m^4): `xx, yy, zz, xy, xz,
     /// yz`.
     pub second: [f64; 6],
 }
@@ -123,7 +123,7 @@ impl AreaMoments {
 
     /// The second moments about `x` along the unit axes `s` and `t`:
     /// `[integral ((p - x) . s)^2, integral ((p - x) . t)^2, integral
-    /// ((p - x) . s)((p - x) . t)]` [m^4]. With `x` the location and `s`,
+    /// ((p - x) . s)((p - x) . t)]` (m^4). With `x` the location and `s`,
     /// `t` the contact plane's axes these are the moments of the contact
     /// surface projected on the plane, per unit weight.
     pub fn in_plane(&self, x: DVec3, s: DVec3, t: DVec3) -> [f64; 3] {

@@ -35,13 +35,13 @@ pub enum SurfaceFeature {
 /// Closest point on a polyhedron surface.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SurfacePoint {
-    /// The surface point [m].
+    /// The surface point (m).
     pub point: DVec3,
     /// A facet containing `point` (the next search starts here).
     pub facet: u32,
     /// The feature holding `point`.
     pub feature: SurfaceFeature,
-    /// Distance from the query to the surface, negative inside [m].
+    /// Distance from the query to the surface, negative inside (m).
     pub signed_distance: f64,
     /// Outward unit normal of the surface at `point` seen from the query:
     /// `(query - point) / distance` outside, the nearest plane's normal
@@ -236,14 +236,14 @@ pub fn closest_surface_point_scan(poly: &ConvexPolyhedron, query: DVec3) -> Surf
 /// Contact between a ball (end1) and a rigid block (end2).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BallBlockContact {
-    /// Gap [m]; negative means overlap.
+    /// Gap (m); negative means overlap.
     pub gap: f64,
     /// Unit normal from the ball (end1) to the block (end2).
     pub normal: DVec3,
     /// Contact location: midway between the block's closest surface point
-    /// and the ball surface point facing it [m].
+    /// and the ball surface point facing it (m).
     pub location: DVec3,
-    /// The block's closest surface point [m].
+    /// The block's closest surface point (m).
     pub block_point: DVec3,
 }
 

@@ -18,13 +18,13 @@ use crate::polyhedron::{ConvexPolyhedron, Plane};
 /// A planar convex polygon: the cut of a block by a plane.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Section {
-    /// Corners, counter-clockwise about `normal` [m].
+    /// Corners, counter-clockwise about `normal` (m).
     pub polygon: Vec<DVec3>,
     /// Unit normal of the cutting plane.
     pub normal: DVec3,
-    /// Area [m^2].
+    /// Area (m^2).
     pub area: f64,
-    /// Centroid of the area [m].
+    /// Centroid of the area (m).
     pub centroid: DVec3,
 }
 
@@ -228,9 +228,9 @@ pub struct ReducedContact {
     /// normal from A (end1) to B (end2).
     pub plane: Plane,
     /// Contact location: centroid of the common area of the two cuts, or the
-    /// midpoint of the deepest points when that area is empty [m].
+    /// midpoint of the deepest points when that area is empty (m).
     pub location: DVec3,
-    /// Area common to both cuts [m^2].
+    /// Area common to both cuts (m^2).
     pub area: f64,
     /// The moments of that common area (in the frame of A and B).
     pub moments: AreaMoments,

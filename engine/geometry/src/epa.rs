@@ -45,14 +45,14 @@ impl Default for EpaOptions {
 /// Penetration of two overlapping shapes.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Penetration {
-    /// Penetration depth [m] (the gap is `-depth`); may be a few rounding
+    /// Penetration depth (m) (the gap is `-depth`); may be a few rounding
     /// errors below zero for touching shapes.
     pub depth: f64,
     /// Unit vector from A to B: the direction to move B to separate them.
     pub normal: DVec3,
-    /// Deepest point of A (inside B) [m].
+    /// Deepest point of A (inside B) (m).
     pub point_a: DVec3,
-    /// Deepest point of B (inside A) [m].
+    /// Deepest point of B (inside A) (m).
     pub point_b: DVec3,
 }
 

@@ -44,11 +44,11 @@ impl Default for GjkOptions {
 /// Closest points of two separated shapes.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Separation {
-    /// Distance between the shapes [m] (positive gap).
+    /// Distance between the shapes (m) (positive gap).
     pub distance: f64,
-    /// Closest point on A [m].
+    /// Closest point on A (m).
     pub point_a: DVec3,
-    /// Closest point on B [m].
+    /// Closest point on B (m).
     pub point_b: DVec3,
     /// Unit vector from A to B.
     pub normal: DVec3,

@@ -30,25 +30,25 @@ use glam::{DMat3, DQuat, DVec3};
 /// Volume, centroid and inertia of a solid of unit density.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MassProperties {
-    /// Volume [m^3].
+    /// Volume (m^3).
     pub volume: f64,
-    /// Centroid (centre of volume) [m].
+    /// Centroid (centre of volume) (m).
     pub centroid: DVec3,
-    /// Inertia tensor about the centroid for unit density [m^5].
+    /// Inertia tensor about the centroid for unit density (m^5).
     pub inertia: DMat3,
-    /// Principal moments, ascending [m^5].
+    /// Principal moments, ascending (m^5).
     pub principal_moments: DVec3,
     /// Principal axes as columns, matching `principal_moments`.
     pub principal_axes: DMat3,
 }
 
 impl MassProperties {
-    /// Mass for the given density [kg].
+    /// Mass for the given density (kg).
     pub fn mass(&self, density: f64) -> f64 {
         self.volume * density
     }
 
-    /// Inertia tensor about the centroid for the given density [kg m^2].
+    /// Inertia tensor about the centroid for the given density (kg m^2).
     pub fn inertia_for_density(&self, density: f64) -> DMat3 {
         self.inertia * density
     }
@@ -82,15 +82,15 @@ pub(crate) fn vertex_mean(vertices: &[DVec3]) -> DVec3 {
 }
 
 /// Volume integrals of a solid of unit density about a reference point
-/// `o`: `volume = ∫ dV` [m^3], `first = ∫ (x - o) dV` [m^4] and
-/// `second = ∫ (x - o)(x - o)^T dV` [m^5] (symmetric).
+/// `o`: `volume = ∫ dV` (m^3), `first = ∫ (x - o) dV` (m^4) and
+/// `second = ∫ (x - o)(x - o)^T dV` (m^5) (symmetric).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Moments {
-    /// Volume [m^3].
+    /// Volume (m^3).
     pub(crate) volume: f64,
-    /// First moment about the reference point [m^4].
+    /// First moment about the reference point (m^4).
     pub(crate) first: DVec3,
-    /// Second moment about the reference point [m^5].
+    /// Second moment about the reference point (m^5).
     pub(crate) second: DMat3,
 }
 

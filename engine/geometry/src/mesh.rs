@@ -70,7 +70,7 @@ impl Default for MeshOptions {
 pub struct MeshBlock {
     /// The object's name (see the module docs).
     pub name: String,
-    /// The block, in the file's coordinates [m].
+    /// The block, in the file's coordinates (m).
     pub block: ConvexPolyhedron,
 }
 
@@ -129,26 +129,26 @@ pub enum MeshErrorKind {
         /// End points of the first one.
         first: [DVec3; 2],
         /// How far the far corner of one triangle of the first one rises
-        /// above the other's plane [m].
+        /// above the other's plane (m).
         rise: f64,
-        /// The tolerance [m].
+        /// The tolerance (m).
         tolerance: f64,
     },
     /// A vertex lies inside the hull of the vertices: not convex.
     Interior {
         /// The deepest such vertex.
         vertex: DVec3,
-        /// Its depth below the hull surface [m].
+        /// Its depth below the hull surface (m).
         depth: f64,
-        /// The tolerance [m].
+        /// The tolerance (m).
         tolerance: f64,
     },
     /// The surface encloses another volume than its hull (it wraps twice
     /// or crosses itself).
     VolumeMismatch {
-        /// Volume enclosed by the surface [m^3].
+        /// Volume enclosed by the surface (m^3).
         mesh: f64,
-        /// Volume of the hull [m^3].
+        /// Volume of the hull (m^3).
         hull: f64,
     },
     /// The hull of the object's vertices failed.

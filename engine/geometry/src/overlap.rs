@@ -68,16 +68,16 @@ pub struct OverlapFace {
 /// The overlap of two convex blocks.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct OverlapPolyhedron {
-    /// Overlap volume [m^3].
+    /// Overlap volume (m^3).
     pub volume: f64,
-    /// Centroid of the overlap [m].
+    /// Centroid of the overlap (m).
     pub centroid: DVec3,
     /// Whether the overlap was thinner than the tolerance (then `volume` is
     /// zero and there is no surface).
     pub thin: bool,
-    /// Overlap vertices [m].
+    /// Overlap vertices (m).
     pub vertices: Vec<DVec3>,
-    /// Interior point the dual map used [m].
+    /// Interior point the dual map used (m).
     pub interior: DVec3,
     pub(crate) planes: Vec<Plane>,
     pub(crate) n_planes_a: usize,
@@ -124,7 +124,7 @@ impl OverlapPolyhedron {
         faces
     }
 
-    /// Total surface area of the overlap [m^2].
+    /// Total surface area of the overlap (m^2).
     pub fn surface_area(&self) -> f64 {
         self.faces()
             .iter()
@@ -163,7 +163,7 @@ impl OverlapPolyhedron {
 pub struct OverlapCache {
     /// Interior point to try first (the previous centroid).
     pub interior: Option<DVec3>,
-    /// Margin of that point inside both blocks when it was stored [m].
+    /// Margin of that point inside both blocks when it was stored (m).
     pub margin: f64,
     /// Calls that reused the cached interior point.
     pub hits: u64,

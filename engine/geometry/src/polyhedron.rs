@@ -22,7 +22,7 @@ use crate::mass::{mass_properties, MassProperties};
 pub struct Plane {
     /// Outward unit normal.
     pub normal: DVec3,
-    /// Signed distance of the plane from the origin along `normal` [m].
+    /// Signed distance of the plane from the origin along `normal` (m).
     pub offset: f64,
 }
 
@@ -35,7 +35,7 @@ impl Plane {
         }
     }
 
-    /// Signed distance of `p` from the plane (positive outside) [m].
+    /// Signed distance of `p` from the plane (positive outside) (m).
     #[inline]
     pub fn signed_distance(&self, p: DVec3) -> f64 {
         self.normal.dot(p) - self.offset
@@ -291,7 +291,7 @@ impl ConvexPolyhedron {
         }
     }
 
-    /// Vertices [m].
+    /// Vertices (m).
     pub fn vertices(&self) -> &[DVec3] {
         &self.vertices
     }
@@ -342,22 +342,22 @@ impl ConvexPolyhedron {
         &self.mass
     }
 
-    /// Volume [m^3].
+    /// Volume (m^3).
     pub fn volume(&self) -> f64 {
         self.mass.volume
     }
 
-    /// Centroid [m].
+    /// Centroid (m).
     pub fn centroid(&self) -> DVec3 {
         self.mass.centroid
     }
 
-    /// Absolute tolerance the polyhedron was built with [m].
+    /// Absolute tolerance the polyhedron was built with (m).
     pub fn tolerance(&self) -> f64 {
         self.tolerance
     }
 
-    /// Total surface area [m^2].
+    /// Total surface area (m^2).
     pub fn surface_area(&self) -> f64 {
         self.facets
             .iter()
@@ -368,7 +368,7 @@ impl ConvexPolyhedron {
             .sum()
     }
 
-    /// Radius of the smallest centroid-centred sphere enclosing the block [m].
+    /// Radius of the smallest centroid-centred sphere enclosing the block (m).
     pub fn bounding_radius(&self) -> f64 {
         let c = self.centroid();
         self.vertices

@@ -26,10 +26,10 @@ use crate::polyhedron::Plane;
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct PressedSurface {
     /// Sum over end1's faces inside end2 of area times outward unit
-    /// normal, `S` [m^2].
+    /// normal, `S` (m^2).
     pub area_vector: DVec3,
     /// Sum over the same faces of `(c_f - o) x n_f A_f`, with `c_f` the
-    /// face's centroid, about the point `o` given [m^3].
+    /// face's centroid, about the point `o` given (m^3).
     pub moment: DVec3,
 }
 
@@ -65,7 +65,7 @@ pub struct PressedContact {
     /// [`OverlapPolyhedron::pressed_moments`]).
     pub moments: AreaMoments,
     /// The point of the line of action nearest the centroid `c`:
-    /// `c + n x M(c) / |S|`, `n = S / |S|` [m].
+    /// `c + n x M(c) / |S|`, `n = S / |S|` (m).
     pub location: DVec3,
     /// Row `k`: the gradient of the area vector's component `k` under a
     /// translation, then a rotation about `location`, of end2 [m, m^2].
@@ -238,14 +238,14 @@ fn pressed_of(vertices: &[DVec3], faces: &[OverlapFace], about: DVec3) -> Presse
 /// `force . u + moment(o) . w` (translation `u`, rotation `w` about `o`).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Foundation {
-    /// Force on end2 per unit stiffness [m^3]: `-2 sum_j m_j V_j` over the
+    /// Force on end2 per unit stiffness (m^3): `-2 sum_j m_j V_j` over the
     /// cells of end2's surfaces (see [`OverlapPolyhedron::foundation`]).
     pub force: DVec3,
-    /// Moment on end2 about the point given, per unit stiffness [m^4]:
+    /// Moment on end2 about the point given, per unit stiffness (m^4):
     /// `-2 sum_j (c_j - o) x m_j V_j`.
     pub moment: DVec3,
     /// The stored energy per unit stiffness, `2 sum_j V_j d_j(c_j)` over
-    /// every cell [m^4]; computed only when asked for (else zero).
+    /// every cell (m^4); computed only when asked for (else zero).
     pub energy: f64,
 }
 

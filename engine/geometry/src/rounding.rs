@@ -22,7 +22,7 @@
 //! `∫ x dV` and second moment `∫ x xᵀ dV` are exact closed forms, taken
 //! about the core's vertex mean and added to the core's tetrahedral sums
 //! (see [`crate::mass`]) before the shift to the centroid. With the radius
-//! `r` [m], volumes are in m^3, first moments in m^4, second moments in m^5
+//! `r` (m), volumes are in m^3, first moments in m^4, second moments in m^5
 //! (unit density).
 //!
 //! - **Face prism**: `x = y + t n`, `y` in a face triangle `T`,
@@ -89,7 +89,7 @@ use crate::support::{SupportMap, Triangle};
 pub struct RoundedPolyhedron {
     /// The sharp core block.
     pub core: ConvexPolyhedron,
-    /// Rounding radius [m].
+    /// Rounding radius (m).
     pub radius: f64,
 }
 
@@ -346,13 +346,13 @@ pub fn erode(block: &ConvexPolyhedron, radius: f64) -> Result<ConvexPolyhedron, 
 /// Contact between two rounded blocks, A (end1) and B (end2).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RoundedContact {
-    /// Gap between the rounded surfaces [m]; negative means overlap.
+    /// Gap between the rounded surfaces (m); negative means overlap.
     pub gap: f64,
     /// Unit normal from A to B.
     pub normal: DVec3,
-    /// Point of A's rounded surface nearest B (deepest in B) [m].
+    /// Point of A's rounded surface nearest B (deepest in B) (m).
     pub point_a: DVec3,
-    /// Point of B's rounded surface nearest A [m].
+    /// Point of B's rounded surface nearest A (m).
     pub point_b: DVec3,
 }
 

@@ -47,9 +47,9 @@ impl SupportMap for ConvexPolyhedron {
 /// A ball.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Sphere {
-    /// Centre [m].
+    /// Centre (m).
     pub center: DVec3,
-    /// Radius [m].
+    /// Radius (m).
     pub radius: f64,
 }
 
@@ -67,7 +67,7 @@ impl SupportMap for Sphere {
 /// A triangle (a wall facet), a flat convex shape.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Triangle {
-    /// Corners [m].
+    /// Corners (m).
     pub vertices: [DVec3; 3],
 }
 
@@ -98,7 +98,7 @@ pub struct Posed<'a, S: ?Sized> {
     pub shape: &'a S,
     /// Rotation applied first.
     pub rotation: DQuat,
-    /// Translation applied second [m].
+    /// Translation applied second (m).
     pub translation: DVec3,
 }
 

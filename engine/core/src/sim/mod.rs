@@ -2,7 +2,7 @@
 //! calls that build one (groups, balls, walls, models and their
 //! assignment to group pairs).
 //!
-//! The cycle itself is in [`crate::step`], one module per stage.
+//! The cycle itself is in `crate::step`, one module per stage.
 
 use crate::balls::BallInit;
 use crate::block::BlockResolution;

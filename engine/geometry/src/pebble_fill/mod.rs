@@ -170,9 +170,9 @@ impl Default for FillOptions {
 /// to judge the template by.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Fidelity {
-    /// Volume enclosed by the mesh [m^3] (exact, tetrahedral sums).
+    /// Volume enclosed by the mesh (m^3) (exact, tetrahedral sums).
     pub mesh_volume: f64,
-    /// Volume of the union of the pebbles [m^3], every point counted once,
+    /// Volume of the union of the pebbles (m^3), every point counted once,
     /// integrated along the lines of the fine grid (module docs: within
     /// 3e-3 at the default options).
     pub union_volume: f64,
@@ -188,13 +188,13 @@ pub struct Fidelity {
     /// error.
     pub jaccard: f64,
     /// Spacing of the `(y, z)` grid of lines of the volume integrals and
-    /// the Jaccard index [m].
+    /// the Jaccard index (m).
     pub jaccard_spacing: f64,
     /// Largest distance by which the mesh surface lies outside the union
-    /// [m], sampled at the mesh's vertices and triangle centroids (0 where
+    /// (m), sampled at the mesh's vertices and triangle centroids (0 where
     /// a pebble reaches the surface).
     pub surface_gap: f64,
-    /// Diagonal of the mesh's bounding box [m], the scale of
+    /// Diagonal of the mesh's bounding box (m), the scale of
     /// `surface_gap`.
     pub size: f64,
 }
@@ -202,10 +202,10 @@ pub struct Fidelity {
 /// A mesh filled with pebbles.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PebbleFill {
-    /// The pebbles, `(centre, radius)` [m] in the mesh's coordinates, in
+    /// The pebbles, `(centre, radius)` (m) in the mesh's coordinates, in
     /// the order chosen (each covered the most of what the earlier left).
     pub pebbles: Vec<(DVec3, f64)>,
-    /// Spacing `h` of the grid the pebbles were chosen on [m].
+    /// Spacing `h` of the grid the pebbles were chosen on (m).
     pub spacing: f64,
     /// The fidelity reached.
     pub fidelity: Fidelity,

@@ -18,7 +18,7 @@
 //! hyperthreads of a core) or the host time-slices them, and every code's
 //! second thread then adds little.
 //!
-//! usage: handover [TURNS]   (default 2000; prints `handover_us=.. alone_us=..
+//! usage: handover \[TURNS\]   (default 2000; prints `handover_us=.. alone_us=..
 //! handover_ratio=.. together_ratio=..`)
 
 use std::sync::atomic::{AtomicU64, Ordering};

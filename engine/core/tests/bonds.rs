@@ -68,18 +68,24 @@ fn bond_sim_seeded(props: Vec<f64>, seed: u64) -> (Simulation, u16, u16) {
 /// Bonds groups `g` and `h` where the gap is below `gap` before the first
 /// step, and prepares the run.
 fn bond_at_start(sim: &mut Simulation, g: u16, h: u16, gap: f64) {
-    sim.install_bonds(BondInstall {
-        groups: (g, h),
-        gap,
-        at: When::Step(0),
-    })
-    .unwrap();
+    bond_at(sim, (g, h), gap, When::Step(0));
+}
+
+/// Bonds `groups` where the gap is below `gap` at `at`, and prepares the
+/// run.
+fn bond_at(sim: &mut Simulation, groups: (u16, u16), gap: f64, at: When) {
+    sim.install_bonds(BondInstall { groups, gap, at }).unwrap();
     sim.prepare().unwrap();
 }
 
 /// Two balls along x overlapping by `u0`, every degree of freedom held (the
 /// test sets their velocities), bonded at step 0.
 fn pair(props: Props, u0: f64) -> Simulation {
+    pair_bonded_at(props, u0, When::Step(0))
+}
+
+/// [`pair`] with the bond installed at `at`.
+fn pair_bonded_at(props: Props, u0: f64, at: When) -> Simulation {
     let (mut sim, g, _) = bond_sim(props);
     for x in [-(RADIUS - 0.5 * u0), RADIUS - 0.5 * u0] {
         let mut b = ball(Vec3::new(x, 0.0, 0.0), Vec3::ZERO, g);
@@ -87,7 +93,7 @@ fn pair(props: Props, u0: f64) -> Simulation {
         sim.add_ball(b).unwrap();
     }
     // Touching balls (gap 0) bond too.
-    bond_at_start(&mut sim, g, g, 1e-12);
+    bond_at(&mut sim, (g, g), 1e-12, at);
     sim
 }
 
@@ -163,19 +169,7 @@ fn a_holding_bond_keeps_its_contact_beyond_the_cell_reach() {
 /// 10, then pulled as far as in the test above.
 #[test]
 fn a_bond_installed_later_holds_as_one_installed_at_the_start() {
-    let (mut sim, g, _) = bond_sim(STRONG);
-    for x in [-RADIUS, RADIUS] {
-        let mut b = ball(Vec3::new(x, 0.0, 0.0), Vec3::ZERO, g);
-        b.fixity = Fixity::from_flags([true; 6]);
-        sim.add_ball(b).unwrap();
-    }
-    sim.install_bonds(BondInstall {
-        groups: (g, g),
-        gap: 1e-12,
-        at: When::Step(10),
-    })
-    .unwrap();
-    sim.prepare().unwrap();
+    let mut sim = pair_bonded_at(STRONG, 0.0, When::Step(10));
     for _ in 0..10 {
         sim.cycle().unwrap();
     }

@@ -736,12 +736,12 @@ pub(crate) fn run_chunk<K: PairKernel, F: FrameUpdate, const CELL: bool>(
         end2,
     };
     let marks = (&idle, lone, skip_idle);
-    let held = if pass.holds || reported != 0 {
-        sum_chunk::<K, true>(pass, scene, rows, marks, sums, broke, unheld)
+    let holds = (unheld, holding);
+    if pass.holds || reported != 0 {
+        sum_chunk::<K, true>(pass, scene, rows, marks, sums, broke, holds);
     } else {
-        sum_chunk::<K, false>(pass, scene, rows, marks, sums, broke, unheld)
-    };
-    *holding |= held;
+        sum_chunk::<K, false>(pass, scene, rows, marks, sums, broke, holds);
+    }
     Ok(())
 }
 

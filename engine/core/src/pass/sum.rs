@@ -21,9 +21,9 @@ pub(super) struct Rows<'a> {
 /// The chunk's flags and carry codes updated from its model outputs, and
 /// what each contact applies added to `sums`, in slot order; with `BOOK`,
 /// also the holds and breaks the outputs report (breaks appended to
-/// `broke`, `unheld` set if a contact stopped being held). Returns
-/// whether a contact of the chunk is held (always false without `BOOK`,
-/// which the caller chooses only where no contact was held or reported).
+/// `broke`, `unheld` set if a contact stopped being held, `holding` if
+/// one is held; without `BOOK`, which the caller chooses only where no
+/// contact was held or reported, neither is set).
 #[inline(always)]
 pub(super) fn sum_chunk<K: PairKernel, const BOOK: bool>(
     pass: &ChunkPass<'_>,
@@ -32,10 +32,9 @@ pub(super) fn sum_chunk<K: PairKernel, const BOOK: bool>(
     (idle, lone, skip_idle): (&[u64; BATCH / 64], &[u64], bool),
     sums: &mut Sums<'_>,
     broke: &mut Vec<u32>,
-    unheld: &mut bool,
-) -> bool {
+    (unheld, holding): (&mut bool, &mut bool),
+) {
     let (end1, end2) = (ch.end1, ch.end2);
-    let mut holding = false;
     // Iterators rather than indices: the compiler cannot tell that the
     // columns have one length and would check every index.
     let words = ch.plane.chunks(64).zip(ch.setup.chunks_mut(64));
@@ -92,11 +91,10 @@ pub(super) fn sum_chunk<K: PairKernel, const BOOK: bool>(
             K::add_end2(sums, scene, b, &ap, *carry);
         }
         *unheld |= unheld_any;
-        holding |= held_any;
+        *holding |= held_any;
         while broke_bits != 0 {
             broke.push((w * 64 + broke_bits.trailing_zeros() as usize) as u32);
             broke_bits &= broke_bits - 1;
         }
     }
-    holding
 }

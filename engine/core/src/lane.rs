@@ -98,8 +98,8 @@ const fn kernels_of<K: PairKernel, F: FrameUpdate>() -> LaneKernel {
         pair: K::PAIR,
         cache: K::CACHE,
         run: [
-            pass::run_chunk::<K, F, false>,
-            pass::run_chunk::<K, F, true>,
+            pass::run_chunk_any::<K, F, false>,
+            pass::run_chunk_any::<K, F, true>,
         ],
         first_non_finite: crate::sums::first_non_finite::<K>,
         refresh: narrow::refresh_lane::<K>,

@@ -169,8 +169,22 @@ pub fn update_frame(plane: &mut Plane, n: Vec3, w1: Vec3, w2: Vec3, dt: f64) {
 pub fn plane_ball_ball(x1: Vec3, r1: f64, x2: Vec3, r2: f64, prev_n: Vec3) -> (Vec3, f64, Vec3) {
     let d_vec = x2 - x1;
     let d = d_vec.length();
+    plane_ball_ball_at(x1, r1, d_vec, (d, 1.0 / d), r2, prev_n)
+}
+
+/// [`plane_ball_ball`] from the offset `d_vec = x2 - x1` of the centres,
+/// its length `d` and `inv = 1 / d`.
+#[inline(always)]
+pub(crate) fn plane_ball_ball_at(
+    x1: Vec3,
+    r1: f64,
+    d_vec: Vec3,
+    (d, inv): (f64, f64),
+    r2: f64,
+    prev_n: Vec3,
+) -> (Vec3, f64, Vec3) {
     let n = if d > 0.0 {
-        d_vec * (1.0 / d)
+        d_vec * inv
     } else if prev_n != Vec3::ZERO {
         prev_n
     } else {

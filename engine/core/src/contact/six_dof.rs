@@ -642,7 +642,7 @@ mod tests {
         use crate::cell::Cell;
         use crate::contact::Setup;
         use crate::math::Mat3;
-        use crate::narrow::{resolve_one, BallBall, BlockScene, Scene};
+        use crate::narrow::{resolve_one, BallBall, BlockScene, PairKernel, Scene};
         use crate::piece::Piece;
         // A periodic cell whose velocity gradient is the spin `W` (L
         // antisymmetric), its balls at rest in it (no fluctuation) and
@@ -704,6 +704,7 @@ mod tests {
                 dt,
                 (false, false),
                 &mut i[0],
+                &BallBall::ahead(&scene, a, b, false),
             );
             resolve_one::<BallBall, SixDof<false>>(
                 &scene,
@@ -716,6 +717,7 @@ mod tests {
                 dt,
                 (false, false),
                 &mut i[1],
+                &BallBall::ahead(&scene, a, b, false),
             );
             assert!(
                 planes[0].gap < -0.005 && planes[0].gap > -0.02,

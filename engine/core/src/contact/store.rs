@@ -120,6 +120,12 @@ pub struct ContactStore {
     /// Per chunk of [`BATCH`] slots: how its contacts' kinds alternate
     /// (see [`ContactStore::note_switches`]).
     order: Vec<ChunkOrder>,
+    /// Per chunk of [`BATCH`] slots: how many of its contacts the last
+    /// contact pass found busy, which chooses the next pass's loop (see
+    /// `pass::run_chunk_any`; both loops give the same bits, so a count
+    /// that is out of date, or lost in a checkpoint, costs time only).
+    #[serde(skip)]
+    pub(crate) busy: Vec<u32>,
 }
 
 /// How the kinds of one chunk's contacts alternate, for

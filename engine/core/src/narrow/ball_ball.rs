@@ -1,7 +1,7 @@
 //! The ball-ball kernel: the plane between two spheres.
 
 use super::{
-    add_ball_end1, ball_motion, image_centre, image_velocity, plane_geometry, Found, Masses,
+    add_ball_end1, ball_motion, image_centre, image_velocity, plane_geometry, Ahead, Found, Masses,
     PairKernel, Scene,
 };
 use crate::contact::{self, Applied, EndMotion, Plane};
@@ -16,6 +16,7 @@ pub(crate) struct BallBall;
 
 impl PairKernel for BallBall {
     const PAIR: PairKind = PairKind::BallBall;
+    const AHEAD: bool = true;
 
     #[inline(always)]
     fn find(
@@ -26,35 +27,59 @@ impl PairKernel for BallBall {
         b: Piece,
         released: bool,
     ) -> Option<Found> {
-        let (a, b) = (a.index(), b.index());
-        let (ra, xa) = (scene.radius[a], scene.pos[a]);
-        let rb = scene.radius[b];
-        // In a periodic cell, end2's image nearest to end1 (its velocity
-        // only once the pair is found to touch).
-        let xb = image_centre(scene, xa, b);
         if released {
-            // Still apart? Then nothing changes for the model; the plane of
-            // such contacts is refreshed only when it is recorded
+            let (i, j) = (a.index(), b.index());
+            let (ra, xa) = (scene.radius[i], scene.pos[i]);
+            let rb = scene.radius[j];
+            // Still apart? Then nothing changes for the model; the plane
+            // of such contacts is refreshed only when it is recorded
             // (`refresh_open_contacts`).
-            let d2 = (xb - xa).length_squared();
+            let d2 = (image_centre(scene, xa, j) - xa).length_squared();
             if d2 > (ra + rb) * (ra + rb) {
                 return None;
             }
         }
-        let (n, gap, xc) = contact::plane_ball_ball(xa, ra, xb, rb, plane.n);
-        Some(Found {
-            n,
-            gap,
-            xc,
-            end1: ball_motion(scene, a),
-            end2: EndMotion {
-                x: xb,
-                v: image_velocity(scene, xb, b),
-                w: scene.spin[b],
-            },
-            region: 0,
-            radius: [ra, rb],
-        })
+        Some(found(scene, plane, a, b, &Self::ahead(scene, a, b, false)))
+    }
+
+    #[inline(always)]
+    fn ahead(scene: &Scene<'_>, a: Piece, b: Piece, released: bool) -> Ahead {
+        // A released pair is most likely still apart, and its test needs
+        // neither the root nor the reciprocal: it is left to `find`.
+        if released {
+            return Ahead::default();
+        }
+        let xa = scene.pos[a.index()];
+        // In a periodic cell, end2's image nearest to end1 (its velocity
+        // only once the pair is found to touch).
+        let xb = image_centre(scene, xa, b.index());
+        let d_vec = xb - xa;
+        let d = d_vec.length();
+        Ahead {
+            xb,
+            d_vec,
+            d,
+            inv: 1.0 / d,
+            ready: true,
+        }
+    }
+
+    #[inline(always)]
+    fn find_ahead(
+        scene: &Scene<'_>,
+        plane: &mut Plane,
+        cache: &mut [f64],
+        a: Piece,
+        b: Piece,
+        released: bool,
+        ahead: &Ahead,
+    ) -> Option<Found> {
+        if !ahead.ready {
+            return Self::find(scene, plane, cache, a, b, released);
+        }
+        // (`ahead` leaves a released contact to `find`.)
+        debug_assert!(!released);
+        Some(found(scene, plane, a, b, ahead))
     }
 
     #[inline(always)]
@@ -113,5 +138,31 @@ impl PairKernel for BallBall {
     fn effective_mass(masses: &Masses<'_>, a: Piece, b: Piece) -> f64 {
         let (ma, mb) = (masses.balls[a.index()], masses.balls[b.index()]);
         ma * mb / (ma + mb)
+    }
+}
+
+/// The plane of two balls and their motion, from what
+/// [`BallBall::ahead`] computed for them.
+#[inline(always)]
+fn found(scene: &Scene<'_>, plane: &Plane, a: Piece, b: Piece, ahead: &Ahead) -> Found {
+    let (a, b) = (a.index(), b.index());
+    let (ra, xa) = (scene.radius[a], scene.pos[a]);
+    let rb = scene.radius[b];
+    let Ahead {
+        xb, d_vec, d, inv, ..
+    } = *ahead;
+    let (n, gap, xc) = contact::plane_ball_ball_at(xa, ra, d_vec, (d, inv), rb, plane.n);
+    Found {
+        n,
+        gap,
+        xc,
+        end1: ball_motion(scene, a),
+        end2: EndMotion {
+            x: xb,
+            v: image_velocity(scene, xb, b),
+            w: scene.spin[b],
+        },
+        region: 0,
+        radius: [ra, rb],
     }
 }

@@ -194,6 +194,26 @@ impl<'a> BlockScene<'a> {
     }
 }
 
+/// What a kernel computes of a contact's plane before the contact's turn
+/// comes (see [`PairKernel::ahead`]): for two balls, end2's centre, the
+/// offset of the centres, its length and the reciprocal of that, whose
+/// square root and division would otherwise hold up the frame update,
+/// which waits on the normal.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Ahead {
+    /// End2's centre (its image nearest to end1 in a periodic cell).
+    pub(crate) xb: Vec3,
+    /// `xb - x1`.
+    pub(crate) d_vec: Vec3,
+    /// `|d_vec|`.
+    pub(crate) d: f64,
+    /// `1 / d`.
+    pub(crate) inv: f64,
+    /// Whether the values above were computed (false by default, and for
+    /// a released contact, which the kernel's `find` resolves).
+    pub(crate) ready: bool,
+}
+
 /// The plane of a contact as its kernel finds it, with the ends' motion.
 pub(crate) struct Found {
     pub(crate) n: Vec3,
@@ -250,6 +270,36 @@ pub(crate) trait PairKernel {
         b: Piece,
         released: bool,
     ) -> Option<Found>;
+
+    /// Whether the pass may compute the first part of each contact's
+    /// resolution ([`Self::ahead`]) while the contact before it is
+    /// resolved, and hand it to [`Self::find_ahead`].
+    const AHEAD: bool = false;
+
+    /// The part of [`Self::find`] that reads only the pieces, computed
+    /// for the next contact while this one is resolved (see [`Ahead`]);
+    /// `released` as for [`Self::find`]. Only called where
+    /// [`Self::AHEAD`].
+    #[inline(always)]
+    fn ahead(_scene: &Scene<'_>, _a: Piece, _b: Piece, _released: bool) -> Ahead {
+        Ahead::default()
+    }
+
+    /// [`Self::find`] with what [`Self::ahead`] gave for the contact (or
+    /// the default [`Ahead`], not ready, where the pass made none): the
+    /// same plane and motion to the bit.
+    #[inline(always)]
+    fn find_ahead(
+        scene: &Scene<'_>,
+        plane: &mut Plane,
+        cache: &mut [f64],
+        a: Piece,
+        b: Piece,
+        released: bool,
+        _ahead: &Ahead,
+    ) -> Option<Found> {
+        Self::find(scene, plane, cache, a, b, released)
+    }
 
     /// Whether the last [`Self::find`] moved the contact's point to
     /// another feature of an end whose shape has features (the sdk's
@@ -568,7 +618,8 @@ fn frame_and_increments<K: PairKernel, F: FrameUpdate>(
 /// Resolves one contact of kind `K`: contact plane, frame and increments,
 /// written to `input`, by the lane's frame update `F` (with `u` the
 /// contact's six-DOF displacements); returns false, leaving `input`
-/// alone, for an open contact its model has released.
+/// alone, for an open contact its model has released; `ahead` is what
+/// [`PairKernel::ahead`] gave for the contact, or the default.
 ///
 /// A contact whose point moved to another feature of an end
 /// ([`PairKernel::took_over`]) takes over from itself as a new contact:
@@ -590,6 +641,7 @@ pub(crate) fn resolve_one<K: PairKernel, F: FrameUpdate>(
     dt: f64,
     (overlap_only, keeps): (bool, bool),
     input: &mut ContactInput,
+    ahead: &Ahead,
 ) -> bool {
     if K::CARRIES_BONDS && setup.flags & HELD != 0 {
         if let Some(c) = K::carried(scene, plane, cache, a, b) {
@@ -598,7 +650,7 @@ pub(crate) fn resolve_one<K: PairKernel, F: FrameUpdate>(
         }
     }
     let released = overlap_only && setup.flags & RELEASED != 0;
-    let Some(found) = K::find(scene, plane, cache, a, b, released) else {
+    let Some(found) = K::find_ahead(scene, plane, cache, a, b, released, ahead) else {
         return false;
     };
     let Found {

@@ -24,6 +24,8 @@ pub(crate) struct Chunk<'a> {
     pub(crate) carry: &'a mut [u8],
     pub(crate) end1: &'a [Piece],
     pub(crate) end2: &'a [Piece],
+    /// The chunk's count of busy contacts (see `ContactStore::busy`).
+    pub(crate) busy: &'a mut u32,
 }
 
 impl ContactStore {
@@ -42,6 +44,7 @@ impl ContactStore {
         let n_chunks = self.id.len().div_ceil(size);
         let caches = contact::cache_chunks(&mut self.cache, self.cache_stride, size, n_chunks);
         let dofs = contact::cache_chunks(&mut self.dof, usize::from(self.six_dof), size, n_chunks);
+        self.busy.resize(n_chunks, 0);
         self.plane
             .chunks_mut(size)
             .zip(self.setup.chunks_mut(size))
@@ -51,10 +54,14 @@ impl ContactStore {
             .zip(end1.chunks(size).zip(end2.chunks(size)))
             .zip(lone.chunks(size.div_ceil(64)))
             .zip(caches.into_iter().zip(dofs))
+            .zip(self.busy.iter_mut())
             .map(
                 |(
-                    ((((((plane, setup), output), state), carry), (end1, end2)), lone),
-                    (cache, dof),
+                    (
+                        ((((((plane, setup), output), state), carry), (end1, end2)), lone),
+                        (cache, dof),
+                    ),
+                    busy,
                 )| {
                     Chunk {
                         lone,
@@ -67,6 +74,7 @@ impl ContactStore {
                         carry,
                         end1,
                         end2,
+                        busy,
                     }
                 },
             )

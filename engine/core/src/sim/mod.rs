@@ -223,6 +223,12 @@ pub struct Simulation {
     pub(crate) team: Option<Team>,
     /// The step from which a team that failed to start is tried again.
     pub(crate) team_retry: u64,
+    /// Which loop the contact pass runs on chunks of kernels that can
+    /// compute ahead: `None` chooses by chunk (see
+    /// `pass::run_chunk_any`), `Some` always the one with look-ahead or
+    /// always the one without, so that tests can hold the two to the same
+    /// bits.
+    pub(crate) look_ahead: Option<bool>,
 }
 
 impl Simulation {
@@ -274,6 +280,7 @@ impl Simulation {
             stage_times: StageTimes::default(),
             team: None,
             team_retry: 0,
+            look_ahead: None,
         }
     }
 

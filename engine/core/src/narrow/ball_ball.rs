@@ -27,19 +27,22 @@ impl PairKernel for BallBall {
         b: Piece,
         released: bool,
     ) -> Option<Found> {
+        let (a, b) = (a.index(), b.index());
+        let (ra, xa) = (scene.radius[a], scene.pos[a]);
+        let rb = scene.radius[b];
+        // In a periodic cell, end2's image nearest to end1 (its velocity
+        // only once the pair is found to touch).
+        let xb = image_centre(scene, xa, b);
         if released {
-            let (i, j) = (a.index(), b.index());
-            let (ra, xa) = (scene.radius[i], scene.pos[i]);
-            let rb = scene.radius[j];
-            // Still apart? Then nothing changes for the model; the plane
-            // of such contacts is refreshed only when it is recorded
+            // Still apart? Then nothing changes for the model; the plane of
+            // such contacts is refreshed only when it is recorded
             // (`refresh_open_contacts`).
-            let d2 = (image_centre(scene, xa, j) - xa).length_squared();
+            let d2 = (xb - xa).length_squared();
             if d2 > (ra + rb) * (ra + rb) {
                 return None;
             }
         }
-        Some(found(scene, plane, a, b, &Self::ahead(scene, a, b, false)))
+        Some(found(scene, plane, a, b, &offset(xa, xb)))
     }
 
     #[inline(always)]
@@ -50,18 +53,7 @@ impl PairKernel for BallBall {
             return Ahead::default();
         }
         let xa = scene.pos[a.index()];
-        // In a periodic cell, end2's image nearest to end1 (its velocity
-        // only once the pair is found to touch).
-        let xb = image_centre(scene, xa, b.index());
-        let d_vec = xb - xa;
-        let d = d_vec.length();
-        Ahead {
-            xb,
-            d_vec,
-            d,
-            inv: 1.0 / d,
-            ready: true,
-        }
+        offset(xa, image_centre(scene, xa, b.index()))
     }
 
     #[inline(always)]
@@ -79,7 +71,7 @@ impl PairKernel for BallBall {
         }
         // (`ahead` leaves a released contact to `find`.)
         debug_assert!(!released);
-        Some(found(scene, plane, a, b, ahead))
+        Some(found(scene, plane, a.index(), b.index(), ahead))
     }
 
     #[inline(always)]
@@ -141,11 +133,26 @@ impl PairKernel for BallBall {
     }
 }
 
-/// The plane of two balls and their motion, from what
-/// [`BallBall::ahead`] computed for them.
+/// End2's centre `xb`, the offset from end1's centre `xa`, its length
+/// and its reciprocal: the part of two balls' plane that waits on a
+/// square root and a division.
 #[inline(always)]
-fn found(scene: &Scene<'_>, plane: &Plane, a: Piece, b: Piece, ahead: &Ahead) -> Found {
-    let (a, b) = (a.index(), b.index());
+fn offset(xa: Vec3, xb: Vec3) -> Ahead {
+    let d_vec = xb - xa;
+    let d = d_vec.length();
+    Ahead {
+        xb,
+        d_vec,
+        d,
+        inv: 1.0 / d,
+        ready: true,
+    }
+}
+
+/// The plane of two balls and their motion, from end2's centre, the
+/// offset, its length and reciprocal (see [`BallBall::ahead`]).
+#[inline(always)]
+fn found(scene: &Scene<'_>, plane: &Plane, a: usize, b: usize, ahead: &Ahead) -> Found {
     let (ra, xa) = (scene.radius[a], scene.pos[a]);
     let rb = scene.radius[b];
     let Ahead {

@@ -557,13 +557,14 @@ pub(crate) fn run_chunk_any<K: PairKernel, F: FrameUpdate, const CELL: bool>(
 /// need it and adds what each contact applies to `sums`, in slot order. An
 /// error carries the slot within the chunk.
 ///
-/// Kept out of line (and reached through the lane's kernel table): inlined
-/// into the segment loop it ran 10-12 % slower on a dense pack (same
+/// Kept out of line (reached through [`run_chunk_any`]): inlined into the
+/// segment loop it ran 10-12 % slower on a dense pack (same
 /// instructions, worse register use).
 ///
 /// `CELL` says whether the run has a periodic cell: without one the scene
 /// the chunk reads has none at compile time, and the cell's checks in
 /// every kernel fold away (dense 10k: 4 % of the pass's instructions).
+/// `AHEAD` whether the kernel's look-ahead runs.
 #[inline(never)]
 pub(crate) fn run_chunk<K: PairKernel, F: FrameUpdate, const CELL: bool, const AHEAD: bool>(
     pass: &ChunkPass<'_>,
